@@ -1,0 +1,138 @@
+# bugbridge: a plain Makefile with pkg-config.
+#
+#   make              build bugbridged, bugbridge, bugbridge-runner (into $(O))
+#   make check        install missing Debian packages, build, run every test,
+#                     also under AddressSanitizer + UBSan (T=tests/t2*.sh: a subset)
+#   make demo         the main job end to end (tools/demo.sh)
+#   make bench        the benchmark report (tools/bench.sh)
+#   make install      PREFIX=/usr/local DESTDIR=
+#   make deps         apt-get install what the build and tests need, if missing
+#
+# Sources are found by wildcard: a new module is a new .c file, a new unit
+# test is tests/unit/test_*.c, a new integration test is tests/tNNNN-*.sh.
+
+O ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+DATADIR = $(PREFIX)/share/bugbridge
+CC ?= gcc
+PKGS = libcurl json-c sqlite3 libmicrohttpd
+
+OPT ?= -O2
+ifeq ($(SAN),1)
+OPT = -O1
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+
+CFLAGS ?= $(OPT) -g
+ALL_CFLAGS = -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(SANFLAGS) \
+	-Ilib -Iserver -Irunner -I$(O)/gen -DBB_DATADIR='"$(DATADIR)"' \
+	$(shell pkg-config --cflags $(PKGS) 2>/dev/null) -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
+LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+
+MAINS = server/bugbridged.c server/bugbridge.c runner/main.c
+LIB_SRC = $(sort $(wildcard lib/*.c server/*.c runner/*.c))
+LIB_SRC := $(filter-out $(MAINS),$(LIB_SRC))
+LIB_OBJ = $(LIB_SRC:%.c=$(O)/obj/%.o) $(O)/obj/gen/schema.o
+TRACKER_SRC = $(wildcard tests/tracker/*.c)
+TRACKER_OBJ = $(TRACKER_SRC:%.c=$(O)/obj/%.o)
+UNIT_SRC = $(wildcard tests/unit/test_*.c)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+SCHEMA = $(sort $(wildcard schema/[0-9]*.sql))
+
+PROGRAMS = $(O)/bugbridged $(O)/bugbridge $(O)/bugbridge-runner
+ifneq ($(TRACKER_SRC),)
+PROGRAMS += $(O)/bz-standin
+endif
+
+all: $(PROGRAMS)
+
+$(O)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(O)/embed-schema: tools/embed-schema.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c17 -O1 -Wall -Wextra -Werror -o $@ $<
+
+$(O)/gen/schema.c: $(O)/embed-schema $(SCHEMA)
+	@mkdir -p $(dir $@)
+	$(O)/embed-schema $(SCHEMA) > $@.tmp && mv $@.tmp $@
+
+$(O)/obj/gen/schema.o: $(O)/gen/schema.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(O)/libbugbridge.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(O)/bugbridged: $(O)/obj/server/bugbridged.o $(O)/libbugbridge.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/bugbridge: $(O)/obj/server/bugbridge.o $(O)/libbugbridge.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/bugbridge-runner: $(O)/obj/runner/main.o $(O)/libbugbridge.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/bz-standin: $(TRACKER_OBJ) $(O)/libbugbridge.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+# Unit tests link the whole library (so test_sql sees every DB_SQL statement).
+$(O)/tests/%: tests/unit/%.c $(O)/libbugbridge.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< -Wl,--whole-archive \
+		$(O)/libbugbridge.a -Wl,--no-whole-archive $(LIBS) -lcmocka
+
+unit: $(UNIT_BIN)
+
+-include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+
+# --- tests --------------------------------------------------------------
+T ?= $(sort $(wildcard tests/t[0-9]*.sh))
+PROVE ?= prove
+TEST_ENV = BB_SRC=$(CURDIR) CMOCKA_MESSAGE_OUTPUT=TAP \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=23 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+deps:
+	@tools/deps.sh
+
+# Unit tests run in the plain and the sanitizer build; integration tests run
+# the sanitizer build's binaries (leak checks off: daemons are killed).
+check: deps
+	$(MAKE) all unit
+	$(MAKE) O=$(O)/san SAN=1 all unit
+	$(TEST_ENV) $(PROVE) $(PROVE_FLAGS) $(UNIT_BIN) $(UNIT_BIN:$(O)/%=$(O)/san/%)
+	$(TEST_ENV) BB_BUILD=$(CURDIR)/$(O)/san ASAN_OPTIONS=detect_leaks=0:exitcode=23 \
+		$(PROVE) $(PROVE_FLAGS) $(T)
+
+# Integration tests alone, against an existing build (quick iteration).
+test-integration: all
+	$(TEST_ENV) BB_BUILD=$(CURDIR)/$(O) $(PROVE) $(PROVE_FLAGS) $(T)
+
+demo: deps all
+	tools/demo.sh
+
+bench: deps all
+	tools/bench.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR)/schema \
+		$(DESTDIR)$(DATADIR)/web $(DESTDIR)$(PREFIX)/lib/systemd/system
+	install -m 755 $(O)/bugbridged $(O)/bugbridge $(O)/bugbridge-runner $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(SCHEMA) $(DESTDIR)$(DATADIR)/schema/
+	cp -R web/. $(DESTDIR)$(DATADIR)/web/
+	cp -R kernel-patches $(DESTDIR)$(DATADIR)/
+	install -m 644 bugbridge.conf.example $(DESTDIR)$(DATADIR)/
+	for unit in bugbridged bugbridge-runner; do \
+		sed 's|@PREFIX@|$(PREFIX)|g' tools/$$unit.service.in \
+			> $(DESTDIR)$(PREFIX)/lib/systemd/system/$$unit.service; \
+	done
+
+clean:
+	rm -rf $(O)
+
+.PHONY: all unit deps check test-integration demo bench install clean
+.DELETE_ON_ERROR:

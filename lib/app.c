@@ -1,0 +1,93 @@
+/*
+ * app: configuration discovery, log set-up and database opening shared by
+ * bugbridged, bugbridge-runner and bugbridge.
+ */
+#include "app.h"
+#include "config.h"
+#include "log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char *find_config(const char *given)
+{
+	const char *env = getenv("BUGBRIDGE_CONFIG");
+
+	if (given)
+		return given;
+	if (env && *env)
+		return env;
+	if (!access("/etc/bugbridge/bugbridge.conf", R_OK))
+		return "/etc/bugbridge/bugbridge.conf";
+	return NULL;
+}
+
+static int apply_log(const struct app_opts *opts, const struct config *c,
+		     struct buf *err)
+{
+	int level = log_level_parse(config_get(c, "log.level"));
+
+	level += opts->verbosity;
+	if (level < LOG_ERROR)
+		level = LOG_ERROR;
+	if (level > LOG_DEBUG)
+		level = LOG_DEBUG;
+	if (log_open(config_get(c, "log.file"), level)) {
+		buf_addf(err, "cannot open log file '%s'", config_get(c, "log.file"));
+		return -1;
+	}
+	return 0;
+}
+
+int app_setup(const struct app_opts *opts, struct buf *err)
+{
+	struct config c = { 0 };
+	int ret = -1;
+
+	if (config_load(&c, find_config(opts->config_path), err))
+		goto out;
+	if (apply_log(opts, &c, err))
+		goto out;
+	config_install(&c);
+	ret = 0;
+out:
+	config_release(&c);
+	return ret;
+}
+
+int app_reload(const struct app_opts *opts, struct buf *err)
+{
+	return app_setup(opts, err);
+}
+
+int app_open_db(struct db *db, bool migrate, struct buf *err)
+{
+	int applied;
+
+	if (db_open(db, cfg_str("db.path"), err))
+		return -1;
+	if (migrate ? db_migrate(db, &applied, err) : db_check_version(db, err)) {
+		db_close(db);
+		return -1;
+	}
+	return 0;
+}
+
+void app_usage_error(const char *prog, const char *msg)
+{
+	fprintf(stderr, "%s: %s (try '%s --help')\n", prog, msg, prog);
+	exit(EXIT_USAGE);
+}
+
+void app_option_error(const char *prog, char **argv, int optind, int optopt)
+{
+	char msg[256];
+
+	if (optopt && optopt != '?')
+		snprintf(msg, sizeof(msg), "option '-%c' is unknown or needs a value", optopt);
+	else
+		snprintf(msg, sizeof(msg), "option '%s' is unknown or needs a value",
+			 argv[optind - 1]);
+	app_usage_error(prog, msg);
+}

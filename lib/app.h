@@ -1,0 +1,35 @@
+/*
+ * app: what every bugbridge program does at start-up, in one place.
+ *
+ * Finds the config (--config, else $BUGBRIDGE_CONFIG, else
+ * /etc/bugbridge/bugbridge.conf when it exists, else built-in defaults),
+ * installs it as the global, opens the log.  Errors are one line; the
+ * programs exit 2 for them, as the README promises.
+ */
+#ifndef BB_APP_H
+#define BB_APP_H
+
+#include "buf.h"
+#include "db.h"
+
+#define BUGBRIDGE_VERSION "0.1.0"
+#define EXIT_USAGE 2
+
+struct app_opts {
+	const char *config_path;
+	int verbosity;		/* -1 quiet, 0 normal, 1+ verbose */
+};
+
+/* Load and install the configuration and open the log; err on failure. */
+int app_setup(const struct app_opts *opts, struct buf *err);
+/* Re-read the config (SIGHUP); the old one stays installed on failure. */
+int app_reload(const struct app_opts *opts, struct buf *err);
+/* Open the configured database and check (or apply) its schema. */
+int app_open_db(struct db *db, bool migrate, struct buf *err);
+/* After getopt_long returned '?' or ':': name the bad option and exit 2. */
+__attribute__((noreturn)) void app_option_error(const char *prog, char **argv,
+						 int optind, int optopt);
+/* Print "bugbridge: msg" to stderr and exit(EXIT_USAGE). */
+__attribute__((noreturn)) void app_usage_error(const char *prog, const char *msg);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * child: the one way bugbridge starts another program.
+ *
+ * An argv vector (never a shell string), an optional environment, working
+ * directory, log file, output capture, wall-clock timeout and cancellation.
+ * The child leads its own process group, so a timeout or cancel kills make's
+ * or qemu's whole tree (SIGTERM, then SIGKILL after a grace period), and
+ * nothing it left behind survives the call.
+ *
+ *   struct child ch = CHILD_INIT;
+ *   const char *argv[] = { "make", "-j2", "bzImage", NULL };
+ *   ch.argv = argv; ch.cwd = tree; ch.log_path = "build.log"; ch.timeout = 1800;
+ *   if (child_run(&ch)) ...            // could not start, or killed
+ *   else if (ch.exit_code) ...         // ran and failed
+ */
+#ifndef BB_CHILD_H
+#define BB_CHILD_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include "buf.h"
+
+struct child {
+	const char *const *argv;	/* argv[0] is looked up in PATH */
+	const char *const *env;		/* extra "KEY=value" entries, or NULL */
+	bool clean_env;			/* start from PATH, HOME, LANG=C only */
+	const char *cwd;
+	const char *stdin_path;		/* NULL: /dev/null */
+	const char *log_path;		/* stdout+stderr appended here */
+	struct buf *capture;		/* stdout (and stderr when log_path is NULL) */
+	int timeout;			/* seconds; 0: none */
+	const volatile int *cancel;	/* non-zero: kill the child */
+	/* called about once a second while the child runs (leases, progress) */
+	void (*tick)(void *arg);
+	void *tick_arg;
+
+	/* results */
+	pid_t pid;
+	int exit_code;			/* exit status, or 128+signal */
+	bool timed_out;
+	bool cancelled;
+	double seconds;			/* wall time */
+};
+
+#define CHILD_INIT { 0 }
+
+/*
+ * Run to completion.  Returns 0 when the program ran and exited by itself
+ * (look at exit_code), -1 when it could not be started, timed out or was
+ * cancelled (error logged; timed_out/cancelled say which).
+ */
+int child_run(struct child *ch);
+
+/* "make -j2 bzImage" for logs; arguments with blanks are quoted. */
+void child_describe(const struct child *ch, struct buf *out);
+
+#endif

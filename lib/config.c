@@ -1,0 +1,517 @@
+/*
+ * config: parse the INI file, apply the environment, answer look-ups.
+ *
+ * The parser is line-based and strict: every problem is reported as
+ * "file:line: what" and nothing is installed unless the whole file parsed.
+ */
+#include "config.h"
+#include "log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct config *cfg;
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		abort();
+	return p;
+}
+
+void config_init(struct config *c)
+{
+	c->values = calloc(config_nkeys, sizeof(*c->values));
+	if (!c->values)
+		abort();
+	for (int i = 0; i < config_nkeys; i++)
+		c->values[i] = xstrdup(config_keys[i].def);
+	c->path = NULL;
+}
+
+void config_release(struct config *c)
+{
+	if (!c->values)
+		return;
+	for (int i = 0; i < config_nkeys; i++)
+		free(c->values[i]);
+	free(c->values);
+	free(c->path);
+	c->values = NULL;
+	c->path = NULL;
+}
+
+static int find_key(const char *section, const char *name)
+{
+	for (int i = 0; i < config_nkeys; i++)
+		if (!strcmp(config_keys[i].section, section) &&
+		    !strcmp(config_keys[i].name, name))
+			return i;
+	return -1;
+}
+
+static bool known_section(const char *section)
+{
+	for (int i = 0; i < config_nkeys; i++)
+		if (!strcmp(config_keys[i].section, section))
+			return true;
+	return false;
+}
+
+static bool enum_has(const char *choices, const char *value)
+{
+	size_t n = strlen(value);
+	const char *p = choices;
+
+	while (*p) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+		if (len == n && !strncmp(p, value, n))
+			return true;
+		if (!bar)
+			break;
+		p = bar + 1;
+	}
+	return false;
+}
+
+static bool parse_bool(const char *v, bool *out)
+{
+	if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1"))
+		*out = true;
+	else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0") || !*v)
+		*out = false;
+	else
+		return false;
+	return true;
+}
+
+static bool parse_long(const char *v, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(v, &end, 10);
+	return *v && !*end && !errno;
+}
+
+/* Check value against the key's type; message in err on failure. */
+static int check_value(int idx, const char *value, struct buf *err)
+{
+	const struct config_key *k = &config_keys[idx];
+	long l;
+	bool b;
+
+	switch (k->type) {
+	case CONF_INT:
+		if (!parse_long(value, &l) || l < 0) {
+			buf_addf(err, "[%s] %s: '%s' is not a non-negative number",
+				 k->section, k->name, value);
+			return -1;
+		}
+		break;
+	case CONF_BOOL:
+		if (!parse_bool(value, &b)) {
+			buf_addf(err, "[%s] %s: '%s' is not true or false",
+				 k->section, k->name, value);
+			return -1;
+		}
+		break;
+	case CONF_ENUM:
+		if (!enum_has(k->choices, value)) {
+			buf_addf(err, "[%s] %s: '%s' is not one of %s",
+				 k->section, k->name, value, k->choices);
+			return -1;
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void set_value(struct config *c, int idx, const char *value)
+{
+	free(c->values[idx]);
+	c->values[idx] = xstrdup(value);
+}
+
+static char *skip_blank(char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+static void rtrim(char *s)
+{
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+}
+
+/*
+ * Decode the value part of "key = value": a quoted string with escapes, or
+ * bare text up to a " #" / " ;" comment.  Returns NULL and sets *why.
+ */
+static char *parse_value(char *p, struct buf *out, const char **why)
+{
+	p = skip_blank(p);
+	if (*p == '"') {
+		for (p++; *p && *p != '"'; p++) {
+			if (*p == '\\') {
+				p++;
+				switch (*p) {
+				case 'n': buf_addch(out, '\n'); break;
+				case 't': buf_addch(out, '\t'); break;
+				case '"': case '\\': buf_addch(out, *p); break;
+				default:
+					*why = "unknown escape in quoted value";
+					return NULL;
+				}
+			} else {
+				buf_addch(out, *p);
+			}
+		}
+		if (*p != '"') {
+			*why = "unterminated value (missing closing quote)";
+			return NULL;
+		}
+		p = skip_blank(p + 1);
+		if (*p && *p != '#' && *p != ';') {
+			*why = "text after closing quote";
+			return NULL;
+		}
+		return out->ptr;
+	}
+	for (char *q = p; *q; q++) {
+		if ((*q == '#' || *q == ';') && (q == p || q[-1] == ' ' || q[-1] == '\t')) {
+			*q = '\0';
+			break;
+		}
+	}
+	rtrim(p);
+	buf_addstr(out, p);
+	return out->ptr;
+}
+
+static int parse_line(struct config *c, char *line, char *section,
+		      size_t section_size, const char **why, struct buf *why_buf)
+{
+	struct buf value = BUF_INIT;
+	char *p = skip_blank(line), *eq, *key;
+	int idx, ret = -1;
+
+	rtrim(p);
+	if (!*p || *p == '#' || *p == ';')
+		return 0;
+	if (*p == '[') {
+		char *end = strchr(p, ']');
+		if (!end || end[1]) {
+			*why = "malformed section header";
+			return -1;
+		}
+		*end = '\0';
+		if (!known_section(p + 1)) {
+			buf_addf(why_buf, "unknown section [%s]", p + 1);
+			return -1;
+		}
+		snprintf(section, section_size, "%s", p + 1);
+		return 0;
+	}
+	eq = strchr(p, '=');
+	if (!eq) {
+		*why = "missing '=' (expected key = value)";
+		return -1;
+	}
+	if (!*section) {
+		*why = "key outside any [section]";
+		return -1;
+	}
+	*eq = '\0';
+	key = p;
+	rtrim(key);
+	if (!*key) {
+		*why = "missing key before '='";
+		return -1;
+	}
+	idx = find_key(section, key);
+	if (idx < 0) {
+		buf_addf(why_buf, "unknown key '%s' in [%s]", key, section);
+		return -1;
+	}
+	if (!parse_value(eq + 1, &value, why))
+		goto out;
+	if (check_value(idx, value.ptr, why_buf))
+		goto out;
+	set_value(c, idx, value.ptr);
+	ret = 0;
+out:
+	buf_release(&value);
+	return ret;
+}
+
+int config_parse(struct config *c, const char *text, const char *name,
+		 struct buf *err)
+{
+	char section[64] = "";
+	char line[CONFIG_MAX_LINE + 2];
+	const char *p = text;
+	int lineno = 0;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		struct buf why_buf = BUF_INIT;
+		const char *why = NULL;
+
+		lineno++;
+		if (len > CONFIG_MAX_LINE) {
+			buf_addf(err, "%s:%d: line too long (over %d characters)",
+				 name, lineno, CONFIG_MAX_LINE);
+			return -1;
+		}
+		memcpy(line, p, len);
+		line[len] = '\0';
+		if (memchr(line, '\0', len)) {
+			buf_addf(err, "%s:%d: NUL byte in line", name, lineno);
+			return -1;
+		}
+		if (parse_line(c, line, section, sizeof(section), &why, &why_buf)) {
+			buf_addf(err, "%s:%d: %s", name, lineno, why ? why : why_buf.ptr);
+			buf_release(&why_buf);
+			return -1;
+		}
+		buf_release(&why_buf);
+		p += len;
+		if (*p == '\n')
+			p++;
+	}
+	return 0;
+}
+
+int config_apply_env(struct config *c, struct buf *err)
+{
+	for (int i = 0; i < config_nkeys; i++) {
+		const struct config_key *k = &config_keys[i];
+		char var[128];
+		const char *value;
+		char *q;
+
+		snprintf(var, sizeof(var), "BUGBRIDGE_%s_%s", k->section, k->name);
+		for (q = var; *q; q++)
+			*q = toupper((unsigned char)*q);
+		value = getenv(var);
+		if (!value)
+			continue;
+		if (check_value(i, value, err)) {
+			buf_addf(err, " (from %s)", var);
+			return -1;
+		}
+		set_value(c, i, value);
+	}
+	return 0;
+}
+
+int config_load(struct config *c, const char *path, struct buf *err)
+{
+	struct buf text = BUF_INIT;
+	int ret = -1;
+
+	config_init(c);
+	if (path) {
+		buf_init(&text, 1 << 20);
+		if (buf_read_file(&text, path)) {
+			buf_addf(err, "cannot read config '%s': %s", path,
+				 text.overflow ? "file too large" : strerror(errno));
+			goto out;
+		}
+		if (config_parse(c, text.ptr, path, err))
+			goto out;
+		c->path = xstrdup(path);
+	}
+	if (config_apply_env(c, err))
+		goto out;
+	ret = 0;
+out:
+	buf_release(&text);
+	return ret;
+}
+
+static int key_index(const char *key)
+{
+	const char *dot = strchr(key, '.');
+	char section[64];
+
+	if (!dot || (size_t)(dot - key) >= sizeof(section))
+		goto bad;
+	memcpy(section, key, dot - key);
+	section[dot - key] = '\0';
+	int idx = find_key(section, dot + 1);
+	if (idx >= 0)
+		return idx;
+bad:
+	fprintf(stderr, "BUG: unknown config key '%s'\n", key);
+	abort();
+}
+
+const char *config_get(const struct config *c, const char *key)
+{
+	return c->values[key_index(key)];
+}
+
+long config_get_int(const struct config *c, const char *key)
+{
+	long l = 0;
+
+	parse_long(config_get(c, key), &l);
+	return l;
+}
+
+bool config_get_bool(const struct config *c, const char *key)
+{
+	bool b = false;
+
+	parse_bool(config_get(c, key), &b);
+	return b;
+}
+
+int config_secret(const struct config *c, const char *key, struct buf *out,
+		  struct buf *err)
+{
+	char file_key[128];
+	const char *file;
+	struct buf text = BUF_INIT;
+	char *nl;
+	int ret = -1;
+
+	buf_reset(out);
+	buf_addstr(out, config_get(c, key));
+	if (out->len)
+		return 0;
+	snprintf(file_key, sizeof(file_key), "%s_file", key);
+	file = config_get(c, file_key);
+	if (!*file)
+		return 0;
+	buf_init(&text, 64 * 1024);
+	if (buf_read_file(&text, file)) {
+		buf_addf(err, "cannot read secret file '%s': %s", file, strerror(errno));
+		goto out;
+	}
+	nl = strchr(text.ptr, '\n');
+	if (nl)
+		buf_setlen(&text, nl - text.ptr);
+	buf_trim(&text);
+	buf_addstr(out, text.ptr);
+	ret = 0;
+out:
+	buf_release(&text);
+	return ret;
+}
+
+static void dump_value(struct buf *out, const char *v)
+{
+	bool quote = !*v || strpbrk(v, "#;\"\\\n\t") || v[0] == ' ' ||
+		     v[strlen(v) - 1] == ' ';
+
+	if (!quote) {
+		buf_addstr(out, v);
+		return;
+	}
+	buf_addch(out, '"');
+	for (; *v; v++) {
+		if (*v == '"' || *v == '\\')
+			buf_addch(out, '\\');
+		if (*v == '\n')
+			buf_addstr(out, "\\n");
+		else if (*v == '\t')
+			buf_addstr(out, "\\t");
+		else
+			buf_addch(out, *v);
+	}
+	buf_addch(out, '"');
+}
+
+void config_dump(const struct config *c, struct buf *out, bool example)
+{
+	const char *section = "";
+
+	if (example)
+		buf_addstr(out,
+			   "# bugbridge.conf: every key with its default.\n"
+			   "# Generated by `bugbridge config example`; any key may be overridden\n"
+			   "# by the environment variable BUGBRIDGE_<SECTION>_<KEY>.\n");
+	for (int i = 0; i < config_nkeys; i++) {
+		const struct config_key *k = &config_keys[i];
+		const char *v = example ? k->def : c->values[i];
+
+		if (strcmp(section, k->section)) {
+			section = k->section;
+			buf_addf(out, "%s[%s]\n", i || example ? "\n" : "", section);
+		}
+		if (example)
+			buf_addf(out, "# %s%s%s\n", k->help,
+				 k->choices ? ": " : "", k->choices ? k->choices : "");
+		buf_addf(out, "%s = ", k->name);
+		if ((k->flags & CONF_SECRET) && *v && !example)
+			buf_addstr(out, "(set)");
+		else
+			dump_value(out, v);
+		buf_addch(out, '\n');
+	}
+}
+
+void config_install(struct config *c)
+{
+	struct config *copy = malloc(sizeof(*copy));
+
+	if (!copy)
+		abort();
+	*copy = *c;
+	c->values = NULL;
+	c->path = NULL;
+	/* The previous one is kept on purpose: threads may still read it. */
+	cfg = copy;
+}
+
+char **config_split_list(const char *value, int *count)
+{
+	char **list = calloc(strlen(value) / 2 + 2, sizeof(*list));
+	const char *p = value;
+	int n = 0;
+
+	if (!list)
+		abort();
+	/* Commas only: component names ("Block Layer") hold blanks. */
+	while (*p) {
+		size_t len;
+
+		while (*p == ',' || *p == ' ' || *p == '\t')
+			p++;
+		len = strcspn(p, ",");
+		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+			len--;
+		if (!len)
+			break;
+		list[n] = strndup(p, len);
+		if (!list[n++])
+			abort();
+		p += len;
+	}
+	if (count)
+		*count = n;
+	return list;
+}
+
+void config_list_free(char **list)
+{
+	if (!list)
+		return;
+	for (char **p = list; *p; p++)
+		free(*p);
+	free(list);
+}

@@ -1,0 +1,231 @@
+/*
+ * db: connection setup, the migration runner, and the statement cache.
+ *
+ * The migration runner trusts PRAGMA user_version as the record of what is
+ * applied: it is stored in the database header and changes atomically with
+ * the migration's own transaction, so a crash mid-migration leaves the old
+ * version and none of the new tables.
+ */
+#include "db.h"
+#include "log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int db_open(struct db *db, const char *path, struct buf *err)
+{
+	memset(db, 0, sizeof(*db));
+	if (sqlite3_open_v2(path, &db->h,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		buf_addf(err, "cannot open database '%s': %s", path,
+			 db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		goto fail;
+	}
+	db->path = strdup(path);
+	sqlite3_busy_timeout(db->h, 10000);
+	sqlite3_extended_result_codes(db->h, 1);
+	if (sqlite3_exec(db->h, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;"
+			 " PRAGMA synchronous = NORMAL;", NULL, NULL, NULL) != SQLITE_OK) {
+		buf_addf(err, "cannot set up database '%s': %s", path, sqlite3_errmsg(db->h));
+		goto fail;
+	}
+	return 0;
+fail:
+	db_close(db);
+	return -1;
+}
+
+void db_close(struct db *db)
+{
+	for (int i = 0; i < db->nstmts; i++)
+		sqlite3_finalize(db->stmts[i].stmt);
+	free(db->stmts);
+	if (db->h)
+		sqlite3_close(db->h);
+	free(db->path);
+	memset(db, 0, sizeof(*db));
+}
+
+int db_latest_version(void)
+{
+	return db_nmigrations ? db_migrations[db_nmigrations - 1].version : 0;
+}
+
+int db_version(struct db *db)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int newer_error(struct db *db, int have, struct buf *err)
+{
+	buf_addf(err, "database '%s' has schema version %d, newer than this "
+		 "bugbridge knows (%d); upgrade bugbridge", db->path, have,
+		 db_latest_version());
+	return -1;
+}
+
+int db_check_version(struct db *db, struct buf *err)
+{
+	int have = db_version(db);
+
+	if (have < 0) {
+		buf_addf(err, "cannot read schema version of '%s': %s", db->path,
+			 sqlite3_errmsg(db->h));
+		return -1;
+	}
+	if (have > db_latest_version())
+		return newer_error(db, have, err);
+	if (have < db_latest_version()) {
+		buf_addf(err, "database '%s' has schema version %d, this bugbridge "
+			 "needs %d: run 'bugbridge db migrate'", db->path, have,
+			 db_latest_version());
+		return -1;
+	}
+	return 0;
+}
+
+static int apply_one(struct db *db, const struct db_migration *m, struct buf *err)
+{
+	char pragma[64];
+	char *msg = NULL;
+
+	if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK)
+		goto fail;
+	if (sqlite3_exec(db->h, m->sql, NULL, NULL, &msg) != SQLITE_OK)
+		goto fail_rollback;
+	snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", m->version);
+	if (sqlite3_exec(db->h, pragma, NULL, NULL, &msg) != SQLITE_OK)
+		goto fail_rollback;
+	if (sqlite3_exec(db->h, "COMMIT", NULL, NULL, &msg) != SQLITE_OK)
+		goto fail_rollback;
+	log_info("db: applied migration %s", m->name);
+	return 0;
+fail_rollback:
+	sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+fail:
+	buf_addf(err, "migration %s failed: %s", m->name, msg ? msg : sqlite3_errmsg(db->h));
+	sqlite3_free(msg);
+	return -1;
+}
+
+int db_migrate(struct db *db, int *applied, struct buf *err)
+{
+	int have = db_version(db);
+
+	*applied = 0;
+	if (have < 0) {
+		buf_addf(err, "cannot read schema version of '%s': %s", db->path,
+			 sqlite3_errmsg(db->h));
+		return -1;
+	}
+	if (have > db_latest_version())
+		return newer_error(db, have, err);
+	for (int i = 0; i < db_nmigrations; i++) {
+		if (db_migrations[i].version <= have)
+			continue;
+		if (apply_one(db, &db_migrations[i], err))
+			return -1;
+		(*applied)++;
+	}
+	return 0;
+}
+
+sqlite3_stmt *db_stmt(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st;
+
+	for (int i = 0; i < db->nstmts; i++) {
+		if (db->stmts[i].sql == sql) {
+			st = db->stmts[i].stmt;
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			return st;
+		}
+	}
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) {
+		error("db: cannot prepare statement: %s", sqlite3_errmsg(db->h));
+		return NULL;
+	}
+	if (db->nstmts == db->allocstmts) {
+		db->allocstmts = db->allocstmts ? db->allocstmts * 2 : 32;
+		db->stmts = realloc(db->stmts, db->allocstmts * sizeof(*db->stmts));
+		if (!db->stmts)
+			abort();
+	}
+	db->stmts[db->nstmts].sql = sql;
+	db->stmts[db->nstmts].stmt = st;
+	db->nstmts++;
+	return st;
+}
+
+int db_exec(struct db *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		error("db: %s", msg ? msg : sqlite3_errmsg(db->h));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+int db_begin(struct db *db)
+{
+	return db_exec(db, "BEGIN IMMEDIATE");
+}
+
+int db_commit(struct db *db)
+{
+	return db_exec(db, "COMMIT");
+}
+
+int db_rollback(struct db *db)
+{
+	if (sqlite3_get_autocommit(db->h))
+		return 0;
+	return db_exec(db, "ROLLBACK");
+}
+
+const char *db_errmsg(struct db *db)
+{
+	return sqlite3_errmsg(db->h);
+}
+
+int db_step_done(struct db *db, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return error("db: %s", sqlite3_errmsg(db->h));
+	return 0;
+}
+
+sqlite3_int64 db_last_id(struct db *db)
+{
+	return sqlite3_last_insert_rowid(db->h);
+}
+
+int db_bind_text(sqlite3_stmt *st, int idx, const char *s)
+{
+	if (!s)
+		return sqlite3_bind_null(st, idx);
+	return sqlite3_bind_text(st, idx, s, -1, SQLITE_TRANSIENT);
+}
+
+const char *db_col_text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	return t ? (const char *)t : "";
+}

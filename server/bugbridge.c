@@ -1,0 +1,108 @@
+/*
+ * bugbridge: the admin command line.  A dispatch table, as in git and cgit:
+ * global options first, then a subcommand that owns the rest of argv.
+ */
+#include "app.h"
+#include "commands.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "db", cmd_db, "db migrate | db version: create or upgrade the database" },
+	{ "status", cmd_status, "status [--json]: queue, bug, outbox and poll counts" },
+	{ "config", cmd_config, "config show | example | check: the configuration" },
+	{ "job", cmd_job, "job add | show | list | cancel: kernel test jobs" },
+	{ "digest", cmd_digest, "digest [--dry-run | --send-now]: the mailing-list digest" },
+};
+
+static void print_usage(FILE *out)
+{
+	fputs("usage: bugbridge [--config FILE] [-v|-q] COMMAND [ARGS]\n"
+	      "\n"
+	      "Administer bugbridge.  Commands:\n", out);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+		fprintf(out, "  %s\n", commands[i].help);
+	fputs("\n"
+	      "  -c, --config FILE  configuration file (default: $BUGBRIDGE_CONFIG,\n"
+	      "                     then /etc/bugbridge/bugbridge.conf, then built-in)\n"
+	      "  -v, --verbose      log more;  -q, --quiet: errors only\n"
+	      "  -h, --help         this help; 'bugbridge COMMAND --help' for one command\n"
+	      "  -V, --version      show the version\n", out);
+}
+
+bool cmd_has_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	}
+	return false;
+}
+
+bool cmd_wants_help(int argc, char **argv, const char *usage)
+{
+	if (!cmd_has_help(argc, argv))
+		return false;
+	fputs(usage, stdout);
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct app_opts opts = { 0 };
+	struct buf err = BUF_INIT;
+	const struct command *cmd = NULL;
+	int c;
+
+	opterr = 0;
+	/* "+": stop at the subcommand; its options are its own. */
+	while ((c = getopt_long(argc, argv, "+c:vqhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': opts.config_path = optarg; break;
+		case 'v': opts.verbosity++; break;
+		case 'q': opts.verbosity = -1; break;
+		case 'h': print_usage(stdout); return 0;
+		case 'V': puts("bugbridge " BUGBRIDGE_VERSION); return 0;
+		default: app_option_error("bugbridge", argv, optind, optopt);
+		}
+	}
+	if (optind >= argc) {
+		print_usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+		if (!strcmp(argv[optind], commands[i].name))
+			cmd = &commands[i];
+	if (!cmd) {
+		fprintf(stderr, "bugbridge: unknown command '%s' (try 'bugbridge --help')\n",
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+	/* Help needs no configuration: it must work on a broken setup. */
+	if (cmd_has_help(argc - optind, argv + optind))
+		return cmd->run(argc - optind, argv + optind);
+	if (app_setup(&opts, &err)) {
+		fprintf(stderr, "bugbridge: %s\n", err.ptr);
+		buf_release(&err);
+		return EXIT_USAGE;
+	}
+	return cmd->run(argc - optind, argv + optind);
+}

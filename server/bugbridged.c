@@ -1,0 +1,172 @@
+/*
+ * bugbridged: the service.  One main loop runs the cycle (poll, triage,
+ * post, digest) on its timer; the HTTP server runs on libmicrohttpd's
+ * threads with their own database connections.
+ *
+ * Signals only raise flags; the loop acts on them between steps, so a post
+ * in flight always finishes before we exit (SIGTERM/SIGINT) or reload the
+ * configuration and reopen the log (SIGHUP).
+ */
+#include "app.h"
+#include "config.h"
+#include "log.h"
+#include "service.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t reload_requested;
+
+static const char usage[] =
+	"usage: bugbridged [--config FILE] [--once] [-v|--verbose] [-q|--quiet]\n"
+	"\n"
+	"The bugbridge service: polls the tracker, queues kernel test jobs,\n"
+	"posts verdicts back exactly once, sends digests and serves the\n"
+	"dashboard and JSON API.\n"
+	"\n"
+	"  -c, --config FILE  configuration file (default: $BUGBRIDGE_CONFIG,\n"
+	"                     then /etc/bugbridge/bugbridge.conf, then built-in)\n"
+	"      --once         run one cycle (poll, triage, post, digest), then exit\n"
+	"  -v, --verbose      log more (repeat for debug)\n"
+	"  -q, --quiet        log errors only\n"
+	"  -h, --help         show this help\n"
+	"  -V, --version      show the version\n"
+	"\n"
+	"Signals: SIGTERM/SIGINT finish the step in flight and exit 0;\n"
+	"SIGHUP re-reads the configuration and reopens the log file.\n";
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		reload_requested = 1;
+	else
+		stop_requested = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void run_cycle(struct db *db)
+{
+	if (!stop_requested && poll_cycle(db, &stop_requested))
+		log_warn("cycle: poll failed; will retry next cycle");
+	if (!stop_requested && triage_run(db, &stop_requested))
+		log_warn("cycle: triage failed; will retry next cycle");
+	if (!stop_requested && outbox_flush(db, &stop_requested))
+		log_warn("cycle: posting failed; will retry");
+	if (!stop_requested && digest_tick(db, time(NULL), &stop_requested))
+		log_warn("cycle: digest failed; will retry");
+}
+
+static void reload(const struct app_opts *opts)
+{
+	struct buf err = BUF_INIT;
+
+	reload_requested = 0;
+	if (app_reload(opts, &err))
+		log_error("reload: %s; keeping the old configuration", err.ptr);
+	else
+		log_info("reload: configuration re-read, log reopened");
+	log_reopen();
+	buf_release(&err);
+}
+
+/* Sleep until the next poll, posting due outbox rows every few seconds. */
+static void idle(struct db *db, const struct app_opts *opts, time_t next_poll)
+{
+	time_t last_post = time(NULL);
+
+	while (!stop_requested && time(NULL) < next_poll) {
+		sleep(1);
+		if (reload_requested)
+			reload(opts);
+		if (time(NULL) - last_post >= 5) {
+			if (outbox_flush(db, &stop_requested))
+				log_warn("cycle: posting failed; will retry");
+			if (triage_run(db, &stop_requested))
+				log_warn("cycle: triage failed; will retry");
+			last_post = time(NULL);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "once", no_argument, NULL, 'o' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct app_opts opts = { 0 };
+	struct http_server *http = NULL;
+	struct buf err = BUF_INIT;
+	struct db db;
+	bool once = false;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "c:vqhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': opts.config_path = optarg; break;
+		case 'o': once = true; break;
+		case 'v': opts.verbosity++; break;
+		case 'q': opts.verbosity = -1; break;
+		case 'h': fputs(usage, stdout); return 0;
+		case 'V': puts("bugbridged " BUGBRIDGE_VERSION); return 0;
+		default: app_option_error("bugbridged", argv, optind, optopt);
+		}
+	}
+	if (optind < argc)
+		app_usage_error("bugbridged", "unexpected argument");
+	if (app_setup(&opts, &err)) {
+		fprintf(stderr, "bugbridged: %s\n", err.ptr);
+		return EXIT_USAGE;
+	}
+	if (app_open_db(&db, true, &err)) {
+		fprintf(stderr, "bugbridged: %s\n", err.ptr);
+		return 1;
+	}
+	install_signals();
+	if (!once) {
+		http = http_start(&err);
+		if (!http) {
+			fprintf(stderr, "bugbridged: %s\n", err.ptr);
+			db_close(&db);
+			return 1;
+		}
+	}
+	log_info("bugbridged %s started (database %s)", BUGBRIDGE_VERSION, cfg_str("db.path"));
+	while (!stop_requested) {
+		time_t next_poll = time(NULL) + cfg_int("tracker.poll_interval");
+
+		run_cycle(&db);
+		if (once)
+			break;
+		idle(&db, &opts, next_poll);
+	}
+	log_info("bugbridged: %s", once ? "cycle done, exiting" : "stopping");
+	http_stop(http);
+	db_close(&db);
+	buf_release(&err);
+	return 0;
+}

@@ -1,0 +1,37 @@
+#!/bin/sh
+# deps.sh: install the Debian 12 packages that building, testing and the demo
+# need, and only those that are missing.  Run by `make deps`, `make check`
+# and `make demo`.
+set -e
+
+PACKAGES="build-essential pkg-config libcurl4-openssl-dev libjson-c-dev
+libsqlite3-dev libmicrohttpd-dev libcmocka-dev sqlite3 curl git patch
+qemu-system-x86 qemu-utils linux-source-6.1 busybox-static ccache bubblewrap
+flex bison bc libelf-dev libssl-dev cpio xz-utils kmod python3
+python3-aiosmtpd chromium wrk clang libclang-rt-14-dev e2fsprogs"
+
+missing=""
+for p in $PACKAGES; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$status" in
+	*"ok installed") ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+if [ -z "$missing" ]; then
+	echo "deps: all Debian packages present"
+	exit 0
+fi
+echo "deps: installing$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		SUDO=sudo
+	else
+		echo "deps: need root to install:$missing" >&2
+		exit 1
+	fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing
