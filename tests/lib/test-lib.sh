@@ -22,7 +22,7 @@ bb_cleanup() {
 	for pid in $BB_PIDS; do
 		kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	done
-	if [ "${BB_KEEP:-0}" = 1 ] || [ $_tap_fail -ne 0 ] && [ "${BB_KEEP_FAILED:-0}" = 1 ]; then
+	if [ "${BB_KEEP:-0}" = 1 ] || { [ $_tap_fail -ne 0 ] && [ "${BB_KEEP_FAILED:-0}" = 1 ]; }; then
 		echo "# kept $TMP" >&2
 	else
 		rm -rf "$TMP"
