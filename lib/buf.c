@@ -123,8 +123,11 @@ int buf_vaddf(struct buf *b, const char *fmt, va_list ap)
 		b->len += n;
 		return 0;
 	}
-	if (buf_grow(b, n))
+	if (buf_grow(b, n)) {
+		if (b->alloc)
+			b->ptr[b->len] = '\0';	/* undo the partial write */
 		return -1;
+	}
 	vsnprintf(b->ptr + b->len, b->alloc - b->len, fmt, ap);
 	b->len += n;
 	return 0;
