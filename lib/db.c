@@ -69,7 +69,7 @@ int db_version(struct db *db)
 static int newer_error(struct db *db, int have, struct buf *err)
 {
 	buf_addf(err, "database '%s' has schema version %d, newer than this "
-		 "bugbridge knows (%d); upgrade bugbridge", db->path, have,
+		 "bugbridge knows (%d); upgrade bugbridge", db->path ? db->path : "", have,
 		 db_latest_version());
 	return -1;
 }
@@ -118,7 +118,8 @@ fail:
 	return -1;
 }
 
-int db_migrate(struct db *db, int *applied, struct buf *err)
+int db_apply_migrations(struct db *db, const struct db_migration *list, int n,
+			int *applied, struct buf *err)
 {
 	int have = db_version(db);
 
@@ -128,16 +129,21 @@ int db_migrate(struct db *db, int *applied, struct buf *err)
 			 sqlite3_errmsg(db->h));
 		return -1;
 	}
-	if (have > db_latest_version())
+	if (n && have > list[n - 1].version)
 		return newer_error(db, have, err);
-	for (int i = 0; i < db_nmigrations; i++) {
-		if (db_migrations[i].version <= have)
+	for (int i = 0; i < n; i++) {
+		if (list[i].version <= have)
 			continue;
-		if (apply_one(db, &db_migrations[i], err))
+		if (apply_one(db, &list[i], err))
 			return -1;
 		(*applied)++;
 	}
 	return 0;
+}
+
+int db_migrate(struct db *db, int *applied, struct buf *err)
+{
+	return db_apply_migrations(db, db_migrations, db_nmigrations, applied, err);
 }
 
 sqlite3_stmt *db_stmt(struct db *db, const char *sql)

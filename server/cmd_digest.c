@@ -6,8 +6,8 @@
 
 int cmd_digest(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (cmd_wants_help(argc, argv, "usage: bugbridge digest (not available yet)\n"))
+		return 0;
 	fputs("bugbridge digest: not available yet\n", stderr);
 	return EXIT_USAGE;
 }
