@@ -23,6 +23,12 @@ ifeq ($(SAN),1)
 OPT = -O1
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
+ifeq ($(SAN),fuzz)
+CC = clang
+OPT = -O1
+SANFLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+endif
 
 CFLAGS ?= $(OPT) -g
 ALL_CFLAGS = -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(SANFLAGS) \
@@ -87,6 +93,22 @@ $(O)/tests/%: tests/unit/%.c $(O)/libbugbridge.a
 
 unit: $(UNIT_BIN)
 
+# Fuzz targets (libFuzzer, clang): tests/fuzz/fuzz_*.c, seeds in tests/fuzz/corpus/<name>/.
+FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(O)/fuzz/%)
+FUZZ_TIME ?= 60
+
+$(O)/fuzz/%: tests/fuzz/%.c $(O)/libbugbridge.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(ALL_LDFLAGS) -o $@ $< $(O)/libbugbridge.a $(LIBS)
+
+fuzzers: $(FUZZ_BIN)
+
+# `make fuzz`: each target for FUZZ_TIME seconds; crashes land in build/fuzz-crashes/.
+fuzz:
+	$(MAKE) O=$(O)/fuzzlib SAN=fuzz fuzzers
+	BB_FUZZ_DIR=$(CURDIR)/$(O)/fuzzlib/fuzz FUZZ_TIME=$(FUZZ_TIME) tools/fuzz.sh
+
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
 
 # --- tests --------------------------------------------------------------
@@ -104,9 +126,10 @@ deps:
 check: deps
 	$(MAKE) all unit
 	$(MAKE) O=$(O)/san SAN=1 all unit
+	$(MAKE) O=$(O)/fuzzlib SAN=fuzz fuzzers
 	$(TEST_ENV) $(PROVE) $(PROVE_FLAGS) $(UNIT_BIN) $(UNIT_BIN:$(O)/%=$(O)/san/%)
-	$(TEST_ENV) BB_BUILD=$(CURDIR)/$(O)/san ASAN_OPTIONS=detect_leaks=0:exitcode=23 \
-		$(PROVE) $(PROVE_FLAGS) $(T)
+	$(TEST_ENV) BB_BUILD=$(CURDIR)/$(O)/san BB_FUZZ_DIR=$(CURDIR)/$(O)/fuzzlib/fuzz \
+		ASAN_OPTIONS=detect_leaks=0:exitcode=23 $(PROVE) $(PROVE_FLAGS) $(T)
 
 # Integration tests alone, against an existing build (quick iteration).
 test-integration: all
@@ -134,5 +157,5 @@ install: all
 clean:
 	rm -rf $(O)
 
-.PHONY: all unit deps check test-integration demo bench install clean
+.PHONY: all unit fuzzers fuzz deps check test-integration demo bench install clean
 .DELETE_ON_ERROR:
