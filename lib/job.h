@@ -1,0 +1,124 @@
+/*
+ * job: a job's life on the runner side, in the database.
+ *
+ *   queued --claim--> running --finish--> done (verdict)
+ *      ^                 |  \--cancel---> cancelled
+ *      +--lease expired--+  (attempts + 1; done/infra-error past max_attempts)
+ *      +--release (SIGTERM, attempts unchanged)
+ *
+ * A claim is one UPDATE ... WHERE state = 'queued' ... RETURNING inside a
+ * BEGIN IMMEDIATE transaction, so two runners (or two connections) can never
+ * both get the same row.  Every later write of a running job names the runner
+ * in its WHERE clause: a runner whose lease expired and was re-claimed by
+ * another cannot overwrite the new owner's stages or verdict (job_renew()
+ * tells it the lease is lost, and it stops).
+ *
+ * `attempts` counts runs that ended without a verdict of the patch's making
+ * (a lost lease, an infra-error); the run in progress is attempt attempts+1.
+ *
+ * Queuing is job_queue.h's; this file is everything after that.
+ */
+#ifndef BB_JOB_H
+#define BB_JOB_H
+
+#include <stdbool.h>
+#include "buf.h"
+#include "db.h"
+
+struct job {
+	sqlite3_int64 id;
+	sqlite3_int64 bug_id;		/* 0: none */
+	sqlite3_int64 candidate_id;	/* 0: no patch */
+	char *kind;
+	char *base;
+	int patch_count;		/* 0: all */
+	bool with_baseline;
+	int attempt;			/* 1-based number of this run */
+	char *runner;
+};
+
+#define JOB_INIT { 0 }
+void job_release(struct job *job);
+
+/* Put jobs whose lease passed `now` back on the queue (or to infra-error). */
+int job_expire_leases(struct db *db, long now, int max_attempts);
+
+/*
+ * Expire stale leases, then claim the oldest queued job for `runner` with a
+ * lease of `lease` seconds.  Returns 1 and fills *job when one was claimed,
+ * 0 when the queue is empty, -1 on a database error.
+ */
+int job_claim_next(struct db *db, const char *runner, int lease, int max_attempts,
+		   struct job *job);
+/* The same for one given job; 0 when it is not queued (running, done, ...). */
+int job_claim_id(struct db *db, sqlite3_int64 id, const char *runner, int lease,
+		 int max_attempts, struct job *job);
+
+/*
+ * Extend the lease.  Returns 0 while we still hold it, -1 when it is lost
+ * (expired and taken, or the job was cancelled and finished elsewhere).
+ * *cancel gets the job's cancel flag.
+ */
+int job_renew(const struct job *job, struct db *db, int lease, bool *cancel);
+/* The progress line shown while the job runs (jobs.progress, jobs.stage). */
+int job_progress(const struct job *job, struct db *db, const char *stage, const char *text);
+
+/* A stage row: job_stage_begin gives its id, job_stage_end closes it. */
+int job_stage_begin(const struct job *job, struct db *db, const char *variant,
+		    const char *stage, sqlite3_int64 *stage_id);
+/* status: "ok", "failed" or "skipped"; detail may be NULL. */
+int job_stage_end(struct db *db, sqlite3_int64 stage_id, const char *status,
+		  const char *detail);
+
+/* Give the job back to the queue unchanged (runner shutting down). */
+int job_unclaim(const struct job *job, struct db *db);
+
+/* One test case's outcome in one variant (patched or baseline). */
+struct job_test {
+	const char *variant;
+	const char *name;
+	const char *status;		/* pass, fail, skip, flaky */
+	int runs, failures;
+	const char *diagnostics;
+	const char *change;		/* "FAIL->PASS" ...; NULL without a baseline */
+};
+
+struct job_signature {
+	const char *variant;
+	const char *kind;		/* oops, bug, warning, kasan, eod, hung, panic */
+	const char *title;
+	const char *frames;		/* newline-separated */
+	const char *hash;		/* sha256 hex of kind, title, frames */
+};
+
+struct job_outcome {
+	const char *verdict;		/* pass, fail, apply-failed, ..., infra-error */
+	const char *change;		/* NULL without a baseline */
+	const char *detail;
+	const char *accel;
+	const char *kernel_version;
+	const char *log_dir;
+	const struct job_test *tests;
+	int ntests;
+	const struct job_signature *sigs;
+	int nsigs;
+};
+
+/*
+ * Record the outcome and end the job, in one transaction.  An infra-error
+ * below max_attempts sends the job back to the queue instead (attempts + 1),
+ * keeping its stages for the record.  -1 when the lease was lost.
+ */
+int job_finish(const struct job *job, struct db *db, const struct job_outcome *out,
+	       int max_attempts);
+/* End a cancelled job (the runner saw the cancel flag). */
+int job_finish_cancelled(const struct job *job, struct db *db);
+
+/*
+ * `bugbridge job cancel`: a queued job is cancelled at once, a running one
+ * gets its cancel flag (the runner stops it within a lease tick).  Returns
+ * 0, or -1 when there is no such job or it is already finished.
+ */
+int job_request_cancel(struct db *db, sqlite3_int64 id, struct buf *err);
+
+#endif
