@@ -374,6 +374,9 @@ static void test_malformed(void **state)
 	assert_int_equal(bz_parse_attachments("{\"bugs\":{\"5\":[{\"id\":1,\"data\":\"@@@@\"}]}}",
 					      5, &a, &err), -1);
 	assert_string_equal(err.ptr, "bugs.5[0].data: not valid base64");
+	bz_bug_list_release(&bugs);
+	bz_comment_list_release(&c);
+	bz_attachment_list_release(&a);
 	buf_release(&err);
 }
 
