@@ -1,0 +1,300 @@
+/*
+ * api_jobs: the jobs as JSON, and the one write the public API offers.
+ *
+ *   GET  /api/jobs?state=queued|running|done|cancelled&bug=N&limit=
+ *   GET  /api/jobs/<id>        one job with stages, test results, signatures, logs
+ *   GET  /api/queue            running and queued jobs with position and estimates
+ *   POST /api/jobs             queue a job (bearer token); body:
+ *        {"bug_id": 9370, "candidate_id": 12, "kind": "retest",
+ *         "with_baseline": true, "patch_count": 0}
+ *        -> 201 {"id": 42, "state": "queued", "url": "/job/42"}
+ *
+ * The write goes through job_enqueue(), like every other way a job is made,
+ * on this thread's writer connection.
+ */
+#include "api.h"
+#include "job_queue.h"
+#include "log.h"
+#include "page.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define JOB_FIELDS \
+	"id, bug_id, candidate_id, parent_id, kind, base, patch_count, with_baseline, state," \
+	" stage, progress, runner, attempts, verdict, change, verdict_detail, accel," \
+	" kernel_version, created_at, started_at, finished_at"
+
+DB_SQL(sql_api_jobs,
+       "SELECT " JOB_FIELDS " FROM jobs WHERE (?1 IS NULL OR state = ?1)"
+       " AND (?2 IS NULL OR bug_id = ?2) ORDER BY id DESC LIMIT ?3");
+DB_SQL(sql_api_job_one, "SELECT " JOB_FIELDS ", log_dir FROM jobs WHERE id = ?");
+DB_SQL(sql_api_job_stages,
+       "SELECT attempt, variant, stage, started_at, finished_at, status, detail"
+       " FROM job_stages WHERE job_id = ? ORDER BY id");
+DB_SQL(sql_api_job_tests,
+       "SELECT variant, name, status, runs, failures, diagnostics FROM test_results"
+       " WHERE job_id = ? ORDER BY variant DESC, name");
+DB_SQL(sql_api_job_signatures,
+       "SELECT variant, kind, title, frames, hash FROM signatures WHERE job_id = ? ORDER BY id");
+DB_SQL(sql_api_candidate_bug, "SELECT bug_id FROM candidates WHERE id = ?");
+
+static const char *const job_states[] = { "queued", "running", "done", "cancelled" };
+
+int api_jobs(struct http_request *req, struct http_response *resp)
+{
+	const char *state = http_query(req, "state"), *bug = http_query(req, "bug");
+	struct json_object *o, *rows;
+	sqlite3_stmt *st;
+	sqlite3_int64 bug_id = 0;
+	long limit;
+	bool known = !state;
+
+	for (size_t i = 0; state && i < sizeof(job_states) / sizeof(job_states[0]); i++)
+		known |= !strcmp(state, job_states[i]);
+	if (!known)
+		return http_error(resp, 400, "bad state: want queued, running, done or cancelled");
+	if (bug && http_parse_id(bug, &bug_id))
+		return http_error(resp, 400, "bad bug id");
+	if (api_limit(req, resp, "limit", 100, 1000, &limit))
+		return 0;
+	st = db_stmt(req->db, sql_api_jobs);
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, state);
+	if (bug)
+		sqlite3_bind_int64(st, 2, bug_id);
+	sqlite3_bind_int64(st, 3, limit);
+	rows = api_rows(req->db, st);
+	if (!rows)
+		return -1;
+	o = json_object_new_object();
+	json_object_object_add(o, "count", json_object_new_int64((int64_t)json_object_array_length(rows)));
+	json_object_object_add(o, "jobs", rows);
+	return api_send(resp, 200, o);
+}
+
+static int add_list(struct db *db, struct json_object *o, const char *key,
+		    const char *sql, sqlite3_int64 id)
+{
+	sqlite3_stmt *st = db_stmt(db, sql);
+	struct json_object *rows;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rows = api_rows(db, st);
+	if (!rows)
+		return -1;
+	json_object_object_add(o, key, rows);
+	return 0;
+}
+
+/* Replace log_dir (a server path) with the log URLs found in it. */
+static void add_logs(struct json_object *o, sqlite3_int64 id)
+{
+	struct json_object *dir_obj = NULL, *logs = json_object_new_array();
+	struct dirent **names = NULL;
+	const char *dir = "";
+	int n;
+
+	if (json_object_object_get_ex(o, "log_dir", &dir_obj) && dir_obj)
+		dir = json_object_get_string(dir_obj);
+	n = *dir == '/' ? scandir(dir, &names, NULL, alphasort) : -1;
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		size_t len = strlen(name);
+
+		if (name[0] != '.' && len > 4 && !strcmp(name + len - 4, ".log")) {
+			struct buf url = BUF_INIT;
+
+			buf_addf(&url, "/job/%lld/%s", (long long)id, name);
+			json_object_array_add(logs, json_object_new_string(url.ptr));
+			buf_release(&url);
+		}
+		free(names[i]);
+	}
+	free(names);
+	json_object_object_del(o, "log_dir");
+	json_object_object_add(o, "logs", logs);
+}
+
+int api_job(struct http_request *req, struct http_response *resp)
+{
+	sqlite3_stmt *st;
+	struct json_object *o;
+	sqlite3_int64 id;
+
+	if (http_parse_id(req->rest, &id))
+		return http_error(resp, 400, "bad job id");
+	st = db_stmt(req->db, sql_api_job_one);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return http_error(resp, 404, "no job %lld", (long long)id);
+	}
+	o = api_row(st);
+	sqlite3_reset(st);
+	add_logs(o, id);
+	if (add_list(req->db, o, "stages", sql_api_job_stages, id) ||
+	    add_list(req->db, o, "test_results", sql_api_job_tests, id) ||
+	    add_list(req->db, o, "signatures", sql_api_job_signatures, id)) {
+		json_object_put(o);
+		return -1;
+	}
+	return api_send(resp, 200, o);
+}
+
+int api_queue(struct http_request *req, struct http_response *resp)
+{
+	struct json_object *o, *a;
+	struct queue q;
+
+	if (queue_load(req->db, time(NULL), &q))
+		return -1;
+	o = json_object_new_object();
+	a = json_object_new_array();
+	for (int i = 0; i < q.n; i++) {
+		struct json_object *e = json_object_new_object();
+		const struct queue_entry *qe = &q.v[i];
+
+		json_object_object_add(e, "job_id", json_object_new_int64(qe->job_id));
+		json_object_object_add(e, "bug_id", qe->bug_id ?
+				       json_object_new_int64(qe->bug_id) : NULL);
+		json_object_object_add(e, "state", json_object_new_string(qe->state));
+		json_object_object_add(e, "kind", json_object_new_string(qe->kind));
+		if (!strcmp(qe->state, "running")) {
+			json_object_object_add(e, "stage", json_object_new_string(qe->stage));
+			json_object_object_add(e, "elapsed", json_object_new_int64(qe->elapsed));
+		} else {
+			json_object_object_add(e, "position", json_object_new_int(qe->position));
+			json_object_object_add(e, "est_start", qe->est_start ?
+					       json_object_new_int64(qe->est_start) : NULL);
+		}
+		json_object_object_add(e, "est_finish", qe->est_finish ?
+				       json_object_new_int64(qe->est_finish) : NULL);
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, "typical_job_seconds", json_object_new_int64(q.typical));
+	json_object_object_add(o, "slots", json_object_new_int(q.slots));
+	json_object_object_add(o, "jobs", a);
+	queue_release(&q);
+	return api_send(resp, 200, o);
+}
+
+/* A member that must be a non-negative integer if present; -1 if it is not. */
+static int get_id(struct json_object *body, const char *key, sqlite3_int64 *out)
+{
+	struct json_object *v;
+
+	*out = 0;
+	if (!json_object_object_get_ex(body, key, &v) || !v)
+		return 0;
+	if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+		return -1;
+	*out = json_object_get_int64(v);
+	return 0;
+}
+
+static int parse_spec(struct json_object *body, struct job_spec *spec, struct buf *why)
+{
+	struct json_object *v;
+	sqlite3_int64 count;
+
+	if (!json_object_is_type(body, json_type_object))
+		return buf_addstr(why, "body must be a JSON object"), -1;
+	if (get_id(body, "bug_id", &spec->bug_id) ||
+	    get_id(body, "candidate_id", &spec->candidate_id) ||
+	    get_id(body, "patch_count", &count) || count > 1000)
+		return buf_addstr(why, "bug_id, candidate_id and patch_count must be numbers"), -1;
+	spec->patch_count = (int)count;
+	if (!spec->bug_id && !spec->candidate_id)
+		return buf_addstr(why, "need bug_id or candidate_id"), -1;
+	spec->kind = "test";
+	if (json_object_object_get_ex(body, "kind", &v) && v) {
+		const char *kind = json_object_get_string(v);
+
+		if (!json_object_is_type(v, json_type_string) ||
+		    (strcmp(kind, "test") && strcmp(kind, "retest") && strcmp(kind, "bisect")))
+			return buf_addstr(why, "kind must be test, retest or bisect"), -1;
+		spec->kind = kind;
+	}
+	if (json_object_object_get_ex(body, "with_baseline", &v) && v) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return buf_addstr(why, "with_baseline must be true or false"), -1;
+		spec->with_baseline = json_object_get_boolean(v);
+	}
+	return 0;
+}
+
+/* The candidate must exist and belong to the bug; fills in the bug if absent. */
+static int check_candidate(struct db *db, struct job_spec *spec, struct buf *why)
+{
+	sqlite3_stmt *st;
+	sqlite3_int64 bug;
+	int rc;
+
+	if (!spec->candidate_id)
+		return 0;
+	st = db_stmt(db, sql_api_candidate_bug);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, spec->candidate_id);
+	rc = sqlite3_step(st);
+	bug = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return -1;
+	if (rc == SQLITE_DONE)
+		return buf_addf(why, "no candidate %lld", (long long)spec->candidate_id), 1;
+	if (spec->bug_id && spec->bug_id != bug)
+		return buf_addf(why, "candidate %lld belongs to bug %lld",
+				(long long)spec->candidate_id, (long long)bug), 1;
+	spec->bug_id = bug;
+	return 0;
+}
+
+int api_job_create(struct http_request *req, struct http_response *resp)
+{
+	struct job_spec spec = { 0 };
+	struct json_object *body = NULL, *o;
+	struct buf why = BUF_INIT, url = BUF_INIT;
+	sqlite3_int64 id;
+	struct db *db;
+	int ret = -1, rc;
+
+	if (http_require_token(req, resp))
+		return 0;
+	body = json_tokener_parse(req->body);
+	if (!body || parse_spec(body, &spec, &why)) {
+		ret = http_error(resp, 400, "%s", why.len ? why.ptr : "body is not JSON");
+		goto out;
+	}
+	db = http_write_db(req);
+	if (!db)
+		goto out;
+	rc = check_candidate(db, &spec, &why);
+	if (rc) {
+		if (rc > 0)
+			ret = http_error(resp, 404, "%s", why.ptr);
+		goto out;
+	}
+	if (job_enqueue(db, &spec, &id))
+		goto out;
+	buf_addf(&url, "/job/%lld", (long long)id);
+	http_set_header(resp, "Location", url.ptr);
+	o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_int64(id));
+	json_object_object_add(o, "state", json_object_new_string("queued"));
+	json_object_object_add(o, "url", json_object_new_string(url.ptr));
+	ret = api_send(resp, 201, o);
+out:
+	json_object_put(body);
+	buf_release(&why);
+	buf_release(&url);
+	return ret;
+}

@@ -1,0 +1,109 @@
+/*
+ * http: the dashboard's and API's request and response, and the helpers
+ * every handler uses.  http.c owns libmicrohttpd; handlers (page_*.c,
+ * api_*.c, feed.c) never see it.  They get a parsed request and fill in a
+ * response:
+ *
+ *   int page_bug(struct http_request *req, struct http_response *resp)
+ *   {
+ *       ...
+ *       if (!found)
+ *           return http_error(resp, 404, "no bug %lld", id);
+ *       buf_addstr(&resp->body, "...");	// content_type defaults to HTML
+ *       return 0;
+ *   }
+ *
+ * A handler returns 0 when resp holds the answer (an error page counts),
+ * -1 on an internal failure (logged): the caller then answers 500 with a
+ * short message and nothing from the failure.
+ *
+ * Routing (http.c, a table like cgit's cmd.c): a route matches the method
+ * and either the exact path or a prefix; req->rest is the path after the
+ * prefix ("9370" for "/bug/9370").  Every response carries the security
+ * headers (CSP, nosniff, frame and referrer policy); handlers need not.
+ *
+ * Threads: libmicrohttpd runs handlers on a pool of [web] threads.  Each
+ * thread owns one read-only database connection (req->db, opened lazily,
+ * PRAGMA query_only) and, only if a handler asks, one writer connection
+ * (http_write_db).  Neither is shared, so handlers need no locks.
+ *
+ * Ownership: the request and everything in it belong to http.c and live
+ * until the handler returns.  The response's body buf and fd (if set) are
+ * released by http.c after sending.
+ */
+#ifndef BB_HTTP_H
+#define BB_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sqlite3.h>
+#include "buf.h"
+#include "db.h"
+
+struct MHD_Connection;
+
+struct http_request {
+	const char *method;	/* "GET", "HEAD", "POST", ... (HEAD routes as GET) */
+	const char *path;	/* decoded path, e.g. "/bug/9370" */
+	const char *rest;	/* path after the matched route prefix ("" if exact) */
+	const char *body;	/* request body, NUL-terminated ("" if none) */
+	size_t body_len;
+	struct db *db;		/* this thread's read-only connection */
+	struct MHD_Connection *conn;	/* for http_query/http_header only */
+};
+
+#define HTTP_MAX_HEADERS 4
+
+struct http_response {
+	int status;			/* default 200 */
+	const char *content_type;	/* static string; default text/html */
+	struct buf body;
+	int fd;				/* >= 0: send fd_size bytes of this file instead of body */
+	size_t fd_size;
+	bool is_api;			/* errors as JSON (set for /api/ paths) */
+	int nheaders;
+	struct { char *name, *value; } headers[HTTP_MAX_HEADERS];
+};
+
+/* Handler type of the route table. */
+typedef int (*http_handler_fn)(struct http_request *req, struct http_response *resp);
+
+/* A query-string argument (decoded), or NULL. */
+const char *http_query(struct http_request *req, const char *name);
+/* A request header, or NULL. */
+const char *http_header(struct http_request *req, const char *name);
+/* This thread's writer connection (opened on first use), or NULL (logged). */
+struct db *http_write_db(struct http_request *req);
+
+/* Add a response header (copied); ignored past HTTP_MAX_HEADERS. */
+void http_set_header(struct http_response *resp, const char *name, const char *value);
+/*
+ * Make resp an error: status and a short message (HTML page, or
+ * {"error": "..."} for the API).  The message must not contain secrets;
+ * it is escaped.  Returns 0 so handlers can "return http_error(...)".
+ */
+int http_error(struct http_response *resp, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Check "Authorization: Bearer <token>" against [web] token/token_file.
+ * Returns 0 if it matches.  Otherwise fills resp (401 without a token,
+ * 403 with a wrong one or when no token is configured) and returns -1;
+ * the handler then returns 0.
+ */
+int http_require_token(struct http_request *req, struct http_response *resp);
+
+/* Parse a positive decimal id that is the whole string; -1 if not. */
+int http_parse_id(const char *s, sqlite3_int64 *id);
+
+/*
+ * Remote runners: every /api/runner/<anything> request, any method, goes
+ * here (server/api_runner.c).  req->rest is the part after "/api/runner/".
+ * Request bodies up to HTTP_RUNNER_MAX_BODY bytes reach it; larger ones get
+ * 413 before it is called.
+ */
+#define HTTP_MAX_BODY (64 * 1024)
+#define HTTP_RUNNER_MAX_BODY (64 * 1024 * 1024)
+int api_runner(struct http_request *req, struct http_response *resp);
+
+#endif

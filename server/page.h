@@ -1,0 +1,114 @@
+/*
+ * page: the dashboard's handlers (one file each, like cgit's ui-*.c) and
+ * the small layout and formatting helpers they share (page_common.c).
+ *
+ *   page_overview.c   /                       open bugs by component, verdicts, queue
+ *   page_component.c  /component/<c>, /product/<p>/<c>
+ *   page_bug.c        /bug/<id>               timeline, candidates, jobs, posts
+ *   page_job.c        /job/<id>, /job/<id>/<name>.log
+ *   page_stats.c      /stats                  inline SVG charts + tables
+ *   page_digests.c    /digests
+ *   page_static.c     /style.css (embedded), /healthz
+ *   page_queue.c      queue position and estimated start/finish (pages + API)
+ *   feed.c            /feed.atom
+ *   api_*.c           /api/...
+ *
+ * All text from the database goes through html.h escapers.
+ */
+#ifndef BB_PAGE_H
+#define BB_PAGE_H
+
+#include <time.h>
+#include "http.h"
+
+int page_overview(struct http_request *req, struct http_response *resp);
+int page_component(struct http_request *req, struct http_response *resp);
+int page_product(struct http_request *req, struct http_response *resp);
+int page_bug(struct http_request *req, struct http_response *resp);
+int page_job(struct http_request *req, struct http_response *resp);
+int page_stats(struct http_request *req, struct http_response *resp);
+int page_digests(struct http_request *req, struct http_response *resp);
+int page_style(struct http_request *req, struct http_response *resp);
+int page_healthz(struct http_request *req, struct http_response *resp);
+int page_feed(struct http_request *req, struct http_response *resp);
+
+int api_bugs(struct http_request *req, struct http_response *resp);
+int api_bug(struct http_request *req, struct http_response *resp);
+int api_jobs(struct http_request *req, struct http_response *resp);
+int api_job(struct http_request *req, struct http_response *resp);
+int api_job_create(struct http_request *req, struct http_response *resp);
+int api_stats(struct http_request *req, struct http_response *resp);
+int api_components(struct http_request *req, struct http_response *resp);
+int api_digests(struct http_request *req, struct http_response *resp);
+int api_queue(struct http_request *req, struct http_response *resp);
+
+/* Layout: everything up to and including <main>; title is escaped. */
+void page_begin(struct buf *out, const char *title, int refresh_seconds);
+void page_end(struct buf *out);
+
+/* "2026-12-03 08:33" (UTC) of a Unix time; "–" for 0. */
+void page_time(struct buf *out, time_t t);
+/* The same for a tracker ISO-8601 time ("2026-12-03T08:33:40Z"), escaped. */
+void page_iso_time(struct buf *out, const char *iso);
+/* Unix time of a tracker ISO-8601 time, 0 if unparsable. */
+time_t page_parse_iso(const char *iso);
+/* A short duration: "45s", "12m", "3h 5m", "4d". */
+void page_duration(struct buf *out, long seconds);
+/* <span class="verdict v-fail">fail</span>; "–" for NULL or "". */
+void page_verdict(struct buf *out, const char *verdict);
+/* <a href="/bug/N">N</a> */
+void page_bug_link(struct buf *out, sqlite3_int64 id);
+/* The tracker's URL for bug id, without any user:password@ part. */
+void page_tracker_url(struct buf *out, sqlite3_int64 id);
+/* Names of the components that have bugs, for the 404 page; -1 on error. */
+int page_known_components(struct db *db, struct buf *out_html);
+/* The dashboard's external base URL ([web] base_url or http://<listen>), no trailing /. */
+void page_base_url(struct buf *out);
+
+/*
+ * The queue with estimates from recent stage durations (page_queue.c).
+ * Running jobs first (by start), then queued jobs in claim order.
+ */
+struct queue_entry {
+	sqlite3_int64 job_id, bug_id;
+	char state[12];			/* running | queued */
+	char stage[16];			/* running: current stage */
+	char kind[16];
+	long elapsed;			/* running: seconds since start */
+	int position;			/* queued: 1 = next */
+	time_t est_start, est_finish;	/* 0: no estimate (no history yet) */
+};
+struct queue {
+	struct queue_entry *v;
+	int n;
+	long typical;			/* estimated seconds per job, 0 if unknown */
+	int slots;			/* parallel jobs assumed */
+};
+int queue_load(struct db *db, time_t now, struct queue *q);
+void queue_release(struct queue *q);
+
+/*
+ * The numbers behind /stats and /api/stats (page_stats.c).  Months run from
+ * the first to the last month with any bug opened or closed, gaps filled
+ * with zeros, at most STATS_MAX_MONTHS (the newest).  Closers: the top
+ * STATS_TOP_CLOSERS per year, newest year first.
+ */
+#define STATS_MAX_MONTHS 120
+#define STATS_TOP_CLOSERS 5
+struct stats_month { char month[16]; int opened, closed; };
+struct stats_closer { char year[8]; char *who; int count; };
+struct stats_count { char name[24]; int count; };
+struct stats {
+	struct stats_month *months;
+	int nmonths;
+	struct stats_closer *closers;
+	int ncloser;
+	struct stats_count verdicts[16];
+	int nverdicts;
+	long median_to_post;		/* seconds from candidate found to result posted; -1: none */
+	int nposted;			/* candidates that have a posted result */
+};
+int stats_load(struct db *db, struct stats *s);
+void stats_release(struct stats *s);
+
+#endif

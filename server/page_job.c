@@ -1,0 +1,373 @@
+/*
+ * page_job: "/job/<id>", one job: what it tests, its state and verdict, the
+ * stages with durations, the test cases and failure signatures, and its
+ * logs.  While the job is queued or running the page refreshes itself
+ * every few seconds (a meta refresh: no JavaScript needed).
+ *
+ * "/job/<id>/<name>.log" serves a log from the job's log_dir as plain text.
+ * The name is checked against a strict pattern (letters, digits, '-', '_',
+ * '.', ending in ".log", no leading dot, so no "..", no '/'), then opened
+ * relative to the log directory with O_NOFOLLOW, and must be a regular
+ * file: a symlink planted in a log directory leads nowhere.
+ */
+#include "html.h"
+#include "log.h"
+#include "page.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REFRESH_SECONDS 5
+
+DB_SQL(sql_job_get,
+       "SELECT ifnull(j.bug_id, 0), j.kind, j.base, j.state, j.stage, j.progress, j.runner,"
+       " j.attempts, j.verdict, j.change, j.verdict_detail, j.accel, j.kernel_version,"
+       " j.log_dir, j.created_at, j.started_at, j.finished_at, j.candidate_id,"
+       " j.with_baseline, j.patch_count, ifnull(c.name, ''), ifnull(b.summary, '')"
+       " FROM jobs j LEFT JOIN candidates c ON c.id = j.candidate_id"
+       " LEFT JOIN bugs b ON b.id = j.bug_id WHERE j.id = ?");
+DB_SQL(sql_job_stages,
+       "SELECT attempt, variant, stage, started_at, finished_at, status, ifnull(detail, '')"
+       " FROM job_stages WHERE job_id = ? ORDER BY id");
+DB_SQL(sql_job_tests,
+       "SELECT variant, name, status, runs, failures, diagnostics FROM test_results"
+       " WHERE job_id = ? ORDER BY variant DESC, name");
+DB_SQL(sql_job_signatures,
+       "SELECT variant, kind, title, frames, hash FROM signatures WHERE job_id = ? ORDER BY id");
+DB_SQL(sql_job_log_dir, "SELECT ifnull(log_dir, '') FROM jobs WHERE id = ?");
+
+/* A log file name we are willing to serve. */
+static bool valid_log_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n < 5 || n > 64 || name[0] == '.' || strcmp(name + n - 4, ".log"))
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
+			return false;
+	return !strstr(name, "..");
+}
+
+static int serve_log(struct http_request *req, struct http_response *resp,
+		     sqlite3_int64 id, const char *name)
+{
+	sqlite3_stmt *st;
+	struct stat sb;
+	char *dir = NULL;
+	int dfd = -1, fd = -1;
+
+	if (!valid_log_name(name))
+		return http_error(resp, 404, "no such log");
+	st = db_stmt(req->db, sql_job_log_dir);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		dir = strdup(db_col_text(st, 0));
+	sqlite3_reset(st);
+	if (!dir)
+		return http_error(resp, 404, "no job %lld", (long long)id);
+	if (*dir != '/') {
+		free(dir);
+		return http_error(resp, 404, "job %lld has no logs yet", (long long)id);
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0)
+		fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		if (errno != ENOENT && errno != ELOOP)
+			log_warn("http: job %lld: cannot open log '%s' in '%s': %s", (long long)id,
+				 name, dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		if (dfd >= 0)
+			close(dfd);
+		free(dir);
+		return http_error(resp, 404, "job %lld has no %s", (long long)id, name);
+	}
+	close(dfd);
+	free(dir);
+	resp->fd = fd;
+	resp->fd_size = (size_t)sb.st_size;
+	resp->content_type = "text/plain; charset=utf-8";
+	return 0;
+}
+
+/* The .log files present in the job's log directory, as links. */
+static void log_links(struct buf *out, sqlite3_int64 id, const char *dir)
+{
+	struct dirent **names = NULL;
+	int n = *dir == '/' ? scandir(dir, &names, NULL, alphasort) : -1, shown = 0;
+
+	buf_addstr(out, "<h2>Logs</h2>\n<ul class=\"logs\">\n");
+	for (int i = 0; i < n; i++) {
+		if (valid_log_name(names[i]->d_name)) {
+			buf_addf(out, "<li><a href=\"/job/%lld/", (long long)id);
+			html_url_arg(out, names[i]->d_name);
+			buf_addstr(out, "\">");
+			html_txt(out, names[i]->d_name);
+			buf_addstr(out, "</a></li>\n");
+			shown++;
+		}
+		free(names[i]);
+	}
+	free(names);
+	if (!shown)
+		buf_addstr(out, "<li>No logs yet.</li>\n");
+	buf_addstr(out, "</ul>\n");
+}
+
+static void fact(struct buf *out, const char *name, const char *value)
+{
+	if (!*value)
+		return;
+	buf_addstr(out, "<tr><th>");
+	buf_addstr(out, name);
+	buf_addstr(out, "</th><td>");
+	html_txt(out, value);
+	buf_addstr(out, "</td></tr>\n");
+}
+
+static void time_fact(struct buf *out, const char *name, sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return;
+	buf_addstr(out, "<tr><th>");
+	buf_addstr(out, name);
+	buf_addstr(out, "</th><td>");
+	page_time(out, (time_t)sqlite3_column_int64(st, col));
+	buf_addstr(out, "</td></tr>\n");
+}
+
+static void facts(struct buf *out, sqlite3_stmt *st, sqlite3_int64 id, time_t now)
+{
+	sqlite3_int64 bug = sqlite3_column_int64(st, 0), cand = sqlite3_column_int64(st, 17);
+	const char *state = db_col_text(st, 3);
+
+	buf_addf(out, "<h1>Job %lld ", (long long)id);
+	page_verdict(out, db_col_text(st, 8));
+	buf_addstr(out, "</h1>\n<table class=\"facts\">\n");
+	if (bug) {
+		buf_addstr(out, "<tr><th>Bug</th><td>");
+		page_bug_link(out, bug);
+		buf_addstr(out, " ");
+		html_txt_cut(out, db_col_text(st, 21), 120);
+		buf_addstr(out, "</td></tr>\n");
+	}
+	if (cand) {
+		buf_addf(out, "<tr><th>Candidate</th><td><a href=\"/bug/%lld#candidate-%lld\">#%lld</a> ",
+			 (long long)bug, (long long)cand, (long long)cand);
+		html_txt(out, db_col_text(st, 20));
+		buf_addstr(out, "</td></tr>\n");
+	}
+	fact(out, "Kind", db_col_text(st, 1));
+	fact(out, "Base", db_col_text(st, 2));
+	buf_addstr(out, "<tr><th>State</th><td>");
+	html_txt(out, state);
+	if (!strcmp(state, "running")) {
+		buf_addstr(out, " \xe2\x80\x94 ");
+		html_txt(out, *db_col_text(st, 4) ? db_col_text(st, 4) : "starting");
+		if (sqlite3_column_type(st, 15) != SQLITE_NULL) {
+			buf_addstr(out, ", ");
+			page_duration(out, (long)(now - sqlite3_column_int64(st, 15)));
+			buf_addstr(out, " elapsed");
+		}
+	}
+	buf_addstr(out, "</td></tr>\n");
+	fact(out, "Progress", db_col_text(st, 5));
+	fact(out, "Runner", db_col_text(st, 6));
+	buf_addf(out, "<tr><th>Attempts</th><td>%d</td></tr>\n", sqlite3_column_int(st, 7));
+	fact(out, "Change", db_col_text(st, 9));
+	fact(out, "Detail", db_col_text(st, 10));
+	fact(out, "Acceleration", db_col_text(st, 11));
+	fact(out, "Kernel", db_col_text(st, 12));
+	if (sqlite3_column_int(st, 18))
+		fact(out, "Baseline", "also runs the unpatched base");
+	if (sqlite3_column_int(st, 19))
+		buf_addf(out, "<tr><th>Patches</th><td>first %d</td></tr>\n",
+			 sqlite3_column_int(st, 19));
+	time_fact(out, "Queued", st, 14);
+	time_fact(out, "Started", st, 15);
+	time_fact(out, "Finished", st, 16);
+	buf_addstr(out, "</table>\n");
+}
+
+static int stages(struct db *db, sqlite3_int64 id, struct buf *out, double now)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_job_stages);
+	int rc, n = 0;
+
+	if (!st)
+		return -1;
+	buf_addstr(out, "<h2>Stages</h2>\n<table>\n<thead><tr><th>Attempt</th><th>Variant</th>"
+		   "<th>Stage</th><th>Started</th><th class=\"num\">Duration</th><th>Status</th>"
+		   "<th>Detail</th></tr></thead>\n<tbody>\n");
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		double start = sqlite3_column_double(st, 3);
+		bool open = sqlite3_column_type(st, 4) == SQLITE_NULL;
+		double end = open ? now : sqlite3_column_double(st, 4);
+
+		buf_addf(out, "<tr><td class=\"num\">%d</td><td>", sqlite3_column_int(st, 0));
+		html_txt(out, db_col_text(st, 1));
+		buf_addstr(out, "</td><td>");
+		html_txt(out, db_col_text(st, 2));
+		buf_addstr(out, "</td><td>");
+		page_time(out, (time_t)start);
+		buf_addstr(out, "</td><td class=\"num\">");
+		page_duration(out, (long)(end - start));
+		if (open)
+			buf_addstr(out, " so far");
+		buf_addstr(out, "</td><td><span class=\"state s-");
+		html_attr(out, db_col_text(st, 5));
+		buf_addstr(out, "\">");
+		html_txt(out, db_col_text(st, 5));
+		buf_addstr(out, "</span></td><td>");
+		html_txt_cut(out, db_col_text(st, 6), 300);
+		buf_addstr(out, "</td></tr>\n");
+		n++;
+	}
+	sqlite3_reset(st);
+	if (!n)
+		buf_addstr(out, "<tr><td colspan=\"7\">Not started.</td></tr>\n");
+	buf_addstr(out, "</tbody>\n</table>\n");
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int tests(struct db *db, sqlite3_int64 id, struct buf *out)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_job_tests);
+	int rc, n = 0;
+
+	if (!st)
+		return -1;
+	buf_addstr(out, "<h2>Test cases</h2>\n<table class=\"tests\">\n<thead><tr><th>Variant</th>"
+		   "<th>Test case</th><th>Result</th><th class=\"num\">Runs</th>"
+		   "<th class=\"num\">Failures</th><th>Diagnostics</th></tr></thead>\n<tbody>\n");
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		buf_addstr(out, "<tr><td>");
+		html_txt(out, db_col_text(st, 0));
+		buf_addstr(out, "</td><td>");
+		html_txt(out, db_col_text(st, 1));
+		buf_addstr(out, "</td><td>");
+		page_verdict(out, db_col_text(st, 2));
+		buf_addf(out, "</td><td class=\"num\">%d</td><td class=\"num\">%d</td><td>",
+			 sqlite3_column_int(st, 3), sqlite3_column_int(st, 4));
+		html_txt_cut(out, db_col_text(st, 5), 1000);
+		buf_addstr(out, "</td></tr>\n");
+		n++;
+	}
+	sqlite3_reset(st);
+	if (!n)
+		buf_addstr(out, "<tr><td colspan=\"6\">No test results yet.</td></tr>\n");
+	buf_addstr(out, "</tbody>\n</table>\n");
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int signatures(struct db *db, sqlite3_int64 id, struct buf *out)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_job_signatures);
+	int rc, n = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!n++)
+			buf_addstr(out, "<h2>Failure signatures</h2>\n<ul class=\"signatures\">\n");
+		buf_addstr(out, "<li><span class=\"sig-kind\">");
+		html_txt(out, db_col_text(st, 1));
+		buf_addstr(out, "</span> ");
+		html_txt(out, db_col_text(st, 2));
+		buf_addstr(out, " <code>");
+		html_txt_cut(out, db_col_text(st, 4), 16);
+		buf_addstr(out, "</code>");
+		if (strcmp(db_col_text(st, 0), "patched")) {
+			buf_addstr(out, " (");
+			html_txt(out, db_col_text(st, 0));
+			buf_addstr(out, ")");
+		}
+		if (*db_col_text(st, 3)) {
+			buf_addstr(out, "<pre class=\"frames\">");
+			html_txt_cut(out, db_col_text(st, 3), 4000);
+			buf_addstr(out, "</pre>");
+		}
+		buf_addstr(out, "</li>\n");
+	}
+	sqlite3_reset(st);
+	if (n)
+		buf_addstr(out, "</ul>\n");
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int show(struct http_request *req, struct http_response *resp, sqlite3_int64 id)
+{
+	struct buf *out = &resp->body, title = BUF_INIT;
+	sqlite3_stmt *st = db_stmt(req->db, sql_job_get);
+	time_t now = time(NULL);
+	const char *state;
+	char *log_dir;
+	int live;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return http_error(resp, 404, "no job %lld", (long long)id);
+	}
+	state = db_col_text(st, 3);
+	live = !strcmp(state, "running") || !strcmp(state, "queued");
+	buf_addf(&title, "Job %lld", (long long)id);
+	page_begin(out, title.ptr, live ? REFRESH_SECONDS : 0);
+	buf_release(&title);
+	facts(out, st, id, now);
+	if (live)
+		buf_addf(out, "<p class=\"note live\">This page refreshes every %d seconds while "
+			 "the job is %s.</p>\n", REFRESH_SECONDS, state);
+	log_dir = strdup(db_col_text(st, 13));
+	sqlite3_reset(st);
+	if (!log_dir)
+		abort();
+	if (stages(req->db, id, out, (double)now) || tests(req->db, id, out) ||
+	    signatures(req->db, id, out)) {
+		free(log_dir);
+		return error("http: job %lld: %s", (long long)id, db_errmsg(req->db));
+	}
+	log_links(out, id, log_dir);
+	free(log_dir);
+	page_end(out);
+	return 0;
+}
+
+int page_job(struct http_request *req, struct http_response *resp)
+{
+	const char *slash = strchr(req->rest, '/');
+	sqlite3_int64 id;
+	char *num;
+	int bad, ret;
+
+	if (!slash) {
+		if (http_parse_id(req->rest, &id))
+			return http_error(resp, 400, "bad job id");
+		return show(req, resp, id);
+	}
+	num = strndup(req->rest, (size_t)(slash - req->rest));
+	if (!num)
+		abort();
+	bad = http_parse_id(num, &id);
+	free(num);
+	if (bad)
+		return http_error(resp, 400, "bad job id");
+	ret = serve_log(req, resp, id, slash + 1);
+	return ret;
+}
