@@ -70,6 +70,8 @@ const struct config_key config_keys[] = {
 	  "file whose first line is the SMTP password" },
 	{ "smtp", "timeout", CONF_INT, "30", NULL, 0,
 	  "seconds for one SMTP session" },
+	{ "smtp", "backoff", CONF_INT, "60", NULL, 0,
+	  "seconds before the first retry of a digest the server did not take (doubled each time, up to an hour)" },
 
 	{ "digest", "every", CONF_ENUM, "daily", "daily|weekly|never", 0,
 	  "how often bugbridged sends the digest" },
@@ -88,6 +90,8 @@ const struct config_key config_keys[] = {
 	  "accounts whose 'bugbridge: ...' comments are obeyed" },
 	{ "triage", "acknowledge", CONF_BOOL, "false", NULL, 0,
 	  "post a short comment when a request is queued" },
+	{ "triage", "maintainers", CONF_STR, "", NULL, 0,
+	  "the kernel's MAINTAINERS file, for owners of a bug's files (empty: no owners)" },
 
 	{ "runner", "cache_dir", CONF_STR, "", NULL, 0,
 	  "kernel trees, builds and logs (default: $XDG_CACHE_HOME/bugbridge)" },

@@ -1,12 +1,285 @@
-/* digest: placeholder until its issue lands; see service.h for the contract. */
+/*
+ * digest: when a digest is due, build it once per period and list, record
+ * it and queue its mail in one transaction, then send pending mail.
+ *
+ * The period is the key: `digests` holds UNIQUE (list, period), and the
+ * check, the build and both inserts happen under one BEGIN IMMEDIATE, so two
+ * processes (bugbridged and `bugbridge digest --send-now`) can never queue
+ * the same digest twice, and a crash leaves either both rows or neither.
+ * "Since the last digest" means since the previous digest of the same list
+ * was built (its created_at); a list's first digest covers one period back.
+ * A digest with nothing in it is not sent (and not recorded, so the next
+ * one still covers the quiet time).
+ */
+#include "digest.h"
+#include "config.h"
 #include "log.h"
+#include "mail.h"
+#include "outbox.h"
 #include "service.h"
+
+#include <string.h>
+
+DB_SQL(sql_digest_exists, "SELECT 1 FROM digests WHERE list = ? AND period = ?");
+DB_SQL(sql_digest_last,
+       "SELECT message_id, created_at FROM digests WHERE list = ? ORDER BY id DESC LIMIT 1");
+DB_SQL(sql_digest_first,
+       "SELECT message_id FROM digests WHERE list = ? ORDER BY id LIMIT 1");
+DB_SQL(sql_digest_record,
+       "INSERT INTO digests (list, period, subject, message_id, in_reply_to, body,"
+       " outbox_id, created_at)"
+       " VALUES (?, ?, ?, ?, ?, ?, (SELECT id FROM outbox WHERE marker = ?), ?)");
+
+/* Where a new digest of a list starts, and what it threads under. */
+struct digest_prev {
+	struct buf in_reply_to;
+	struct buf references;
+	time_t since;
+};
+
+static void prev_release(struct digest_prev *p)
+{
+	buf_release(&p->in_reply_to);
+	buf_release(&p->references);
+}
+
+/*
+ * References name the list's first digest and the previous one: enough for
+ * every client to thread, without a header that grows every day.
+ */
+static int prev_load(struct db *db, const struct digest_route *r, time_t now,
+		     struct digest_prev *p)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_digest_last);
+	int rc;
+
+	buf_init(&p->in_reply_to, 0);
+	buf_init(&p->references, 0);
+	p->since = now - digest_period_seconds(cfg_str("digest.every"));
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, r->list);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		buf_addstr(&p->in_reply_to, db_col_text(st, 0));
+		p->since = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("digest: cannot read digests: %s", db_errmsg(db));
+	if (!p->in_reply_to.len)
+		return 0;
+	st = db_stmt(db, sql_digest_first);
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, r->list);
+	if (sqlite3_step(st) == SQLITE_ROW && strcmp(db_col_text(st, 0), p->in_reply_to.ptr))
+		buf_addf(&p->references, "%s ", db_col_text(st, 0));
+	sqlite3_reset(st);
+	buf_addstr(&p->references, p->in_reply_to.ptr);
+	return 0;
+}
+
+/* "bugbridge digest <bugbridge-digest.linux-scsi.vger.kernel.org>" (RFC 2919). */
+static void list_id(struct buf *out, const char *list)
+{
+	buf_addstr(out, "bugbridge digest <bugbridge-digest.");
+	for (const char *p = list; *p; p++) {
+		char c = *p;
+
+		if (c == '@')
+			c = '.';
+		else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			   (c >= '0' && c <= '9') || c == '.' || c == '-'))
+			c = '-';
+		buf_addch(out, c);
+	}
+	buf_addch(out, '>');
+}
+
+static void compose(const struct digest_route *r, const struct digest *d,
+		    const struct digest_prev *p, const char *message_id, time_t now,
+		    struct buf *out, bool readable)
+{
+	struct buf lid = BUF_INIT;
+	struct mail m = {
+		.from = cfg_str("smtp.from"),
+		.to = r->list,
+		.subject = d->subject.ptr,
+		.message_id = message_id,
+		.in_reply_to = p->in_reply_to.ptr,
+		.references = p->references.ptr,
+		.date = now,
+		.body = d->body.ptr,
+	};
+
+	list_id(&lid, r->list);
+	m.list_id = lid.ptr;
+	mail_compose(&m, out, readable);
+	buf_release(&lid);
+}
+
+static int digest_exists(struct db *db, const struct digest_route *r, const char *period,
+			 bool *exists)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_digest_exists);
+	int rc;
+
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, r->list);
+	db_bind_text(st, 2, period);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("digest: cannot read digests: %s", db_errmsg(db));
+	*exists = rc == SQLITE_ROW;
+	return 0;
+}
+
+static int record(struct db *db, const struct digest_route *r, const char *period,
+		  const struct digest *d, const char *message_id, const char *in_reply_to,
+		  const char *message, time_t now)
+{
+	struct buf marker = BUF_INIT;
+	sqlite3_stmt *st;
+	int ret = -1;
+
+	/* the Message-ID is the marker the message itself carries */
+	buf_addf(&marker, "mail %s", message_id);
+	if (outbox_add(db, "mail", 0, 0, marker.ptr, message))
+		goto out;
+	st = db_stmt(db, sql_digest_record);
+	if (!st)
+		goto out;
+	db_bind_text(st, 1, r->list);
+	db_bind_text(st, 2, period);
+	db_bind_text(st, 3, d->subject.ptr);
+	db_bind_text(st, 4, message_id);
+	db_bind_text(st, 5, *in_reply_to ? in_reply_to : NULL);
+	db_bind_text(st, 6, d->body.ptr);
+	db_bind_text(st, 7, marker.ptr);
+	sqlite3_bind_int64(st, 8, now);
+	if (db_step_done(db, st)) {
+		error("digest: cannot record the digest for '%s'", r->list);
+		goto out;
+	}
+	ret = 0;
+out:
+	buf_release(&marker);
+	return ret;
+}
+
+/* Inside the transaction: 1 queued, 0 nothing to do, -1 error. */
+static int queue_locked(struct db *db, const struct digest_route *r, const char *period,
+			time_t now)
+{
+	struct buf message_id = BUF_INIT, message = BUF_INIT, tag = BUF_INIT;
+	struct digest_prev prev;
+	struct digest d;
+	bool exists = false;
+	int ret = -1;
+
+	digest_init(&d);
+	buf_init(&prev.in_reply_to, 0);
+	buf_init(&prev.references, 0);
+	if (digest_exists(db, r, period, &exists))
+		goto out;
+	if (exists) {
+		ret = 0;
+		goto out;
+	}
+	if (prev_load(db, r, now, &prev) || digest_build(db, r, prev.since, now, &d))
+		goto out;
+	if (digest_is_empty(&d)) {
+		log_info("digest: nothing new for '%s' in %s; not sending", r->list, period);
+		ret = 0;
+		goto out;
+	}
+	buf_addf(&tag, "bugbridge-digest.%s", period);
+	if (mail_new_message_id(&message_id, tag.ptr, cfg_str("smtp.from"), now)) {
+		error("digest: no random bytes for a Message-ID");
+		goto out;
+	}
+	compose(r, &d, &prev, message_id.ptr, now, &message, false);
+	if (record(db, r, period, &d, message_id.ptr, prev.in_reply_to.ptr, message.ptr, now))
+		goto out;
+	log_info("digest: queued %s for '%s' (%s)", period, r->list, message_id.ptr);
+	ret = 1;
+out:
+	digest_release(&d);
+	prev_release(&prev);
+	buf_release(&message_id);
+	buf_release(&message);
+	buf_release(&tag);
+	return ret;
+}
+
+int digest_queue(struct db *db, const struct digest_route *r, const char *period, time_t now)
+{
+	int ret;
+
+	if (db_begin(db))
+		return -1;
+	ret = queue_locked(db, r, period, now);
+	if (ret < 0) {
+		db_rollback(db);
+		return -1;
+	}
+	if (db_commit(db)) {
+		db_rollback(db);
+		return -1;
+	}
+	return ret;
+}
+
+int digest_preview(struct db *db, const struct digest_route *r, time_t now,
+		   struct buf *out, bool *empty)
+{
+	struct buf message_id = BUF_INIT;
+	struct digest_prev prev;
+	struct digest d;
+	int ret = -1;
+
+	digest_init(&d);
+	if (prev_load(db, r, now, &prev) || digest_build(db, r, prev.since, now, &d))
+		goto out;
+	*empty = digest_is_empty(&d);
+	if (mail_new_message_id(&message_id, "bugbridge-digest.preview",
+				cfg_str("smtp.from"), now))
+		goto out;
+	compose(r, &d, &prev, message_id.ptr, now, out, true);
+	ret = 0;
+out:
+	digest_release(&d);
+	prev_release(&prev);
+	buf_release(&message_id);
+	return ret;
+}
 
 int digest_tick(struct db *db, time_t now, const volatile sig_atomic_t *stop)
 {
-	(void)db;
-	(void)now;
-	(void)stop;
-	log_debug("digest: not built yet");
-	return 0;
+	struct digest_routes routes = DIGEST_ROUTES_INIT;
+	struct digest_send_stats stats = { 0 };
+	struct buf period = BUF_INIT, err = BUF_INIT;
+	const char *every = cfg_str("digest.every");
+	int ret = 0;
+
+	if (strcmp(every, "never")) {
+		if (digest_routes_load(&routes, &err)) {
+			ret = error("digest: %s", err.ptr);
+			goto out;
+		}
+		digest_period(&period, now, every, (int)cfg_int("digest.hour"));
+		for (int i = 0; i < routes.n && !*stop; i++)
+			if (digest_queue(db, &routes.v[i], period.ptr, now) < 0)
+				ret = -1;
+	}
+	if (!*stop && digest_send_pending(db, now, stop, &stats))
+		ret = -1;
+out:
+	digest_routes_release(&routes);
+	buf_release(&period);
+	buf_release(&err);
+	return ret;
 }

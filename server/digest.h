@@ -1,0 +1,101 @@
+/*
+ * digest: the mailing-list digest, from database to mail server.
+ *
+ *   digest_route.c   which lists get a digest, and which bugs each covers
+ *   digest_build.c   the text: new bugs, bugs needing attention, results,
+ *                    regressions, stats (read-only over the database)
+ *   digest.c         the schedule: once per period and list, a digest is
+ *                    built, recorded in `digests` and queued as an outbox
+ *                    mail row in ONE transaction (digest_tick, digest_queue)
+ *   digest_send.c    pending outbox mail rows -> smtp_send(), with backoff
+ *
+ * A digest's Message-ID is made when it is built and stored in the queued
+ * message itself, so any resend (after a crash between the server's 250 and
+ * our bookkeeping) carries the same id and list software drops the copy.
+ */
+#ifndef BB_DIGEST_H
+#define BB_DIGEST_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <time.h>
+#include "buf.h"
+#include "db.h"
+
+/* One list and the bugs it hears about. */
+struct digest_route {
+	char *list;		/* the address mail goes to */
+	char *name;		/* for the subject: components, or the list's name */
+	bool all;		/* a default list ([smtp] to): every bug */
+	char **components;	/* "SCSI" or "IO/Storage:SCSI" */
+	int ncomponents;
+};
+
+struct digest_routes {
+	struct digest_route *v;
+	int n;
+};
+
+#define DIGEST_ROUTES_INIT { NULL, 0 }
+
+/* Routes from [smtp] to and [smtp] lists; -1 with err on a malformed entry. */
+int digest_routes_load(struct digest_routes *r, struct buf *err);
+void digest_routes_release(struct digest_routes *r);
+bool digest_route_covers(const struct digest_route *r, const char *product,
+			 const char *component);
+
+/* The period t falls in: "2026-12-03" (daily) or "2026-W49" (weekly), whose
+ * digest is due at [digest] hour UTC of its first day. */
+void digest_period(struct buf *out, time_t t, const char *every, int hour);
+
+/* Seconds in a period, for the window of a list's very first digest. */
+long digest_period_seconds(const char *every);
+
+/* Format t as the tracker does: "2026-12-03T08:33:40Z". */
+void digest_iso_time(struct buf *out, time_t t);
+/* Parse that format; 0 if it does not parse. */
+time_t digest_parse_time(const char *s);
+
+/* A digest's text, covering (since, until]. */
+struct digest {
+	struct buf subject;
+	struct buf body;
+	int n_new, n_attention, n_results, n_regressions;
+	int n_open, n_opened, n_closed;
+};
+
+void digest_init(struct digest *d);
+void digest_release(struct digest *d);
+bool digest_is_empty(const struct digest *d);
+
+/* Build the digest of route r for the window (since, now]. */
+int digest_build(struct db *db, const struct digest_route *r, time_t since, time_t now,
+		 struct digest *d);
+
+/*
+ * Build, record and queue the digest of route r for period, unless one
+ * exists already.  Returns 1 when queued, 0 when there was one already or
+ * nothing to say, -1 on error.
+ */
+int digest_queue(struct db *db, const struct digest_route *r, const char *period, time_t now);
+
+/*
+ * The message digest_queue would store, without storing anything (for
+ * --dry-run); readable=true gives an 8-bit body.
+ */
+int digest_preview(struct db *db, const struct digest_route *r, time_t now,
+		   struct buf *out, bool *empty);
+
+struct digest_send_stats {
+	int sent, retry, failed;
+};
+
+/*
+ * Send every due pending outbox mail row, one SMTP session each.  250:
+ * sent + sent_at; no connection or 4xx: pending again with exponential
+ * backoff ([smtp] backoff); 5xx: failed with the server's reply.
+ */
+int digest_send_pending(struct db *db, time_t now, const volatile sig_atomic_t *stop,
+			struct digest_send_stats *stats);
+
+#endif

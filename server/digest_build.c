@@ -1,0 +1,436 @@
+/*
+ * digest_build: the text of one list's digest, read from the database.
+ *
+ * Plain text for any mail client: lines of at most 72 columns, except the
+ * lines that hold only a URL.  Every string from the tracker goes through
+ * mail_clean_text() (no control characters, no CR/LF, valid UTF-8) and is
+ * cut on a character boundary with an ellipsis to fit its line.  Sections
+ * appear only when they have something in them; each is capped so that a
+ * tracker full of stale bugs still gives a mail people read.
+ *
+ * Read-only: digest.c decides when to build and records the result.
+ */
+#include "digest.h"
+#include "config.h"
+#include "log.h"
+#include "mail.h"
+
+#include <ctype.h>
+#include <string.h>
+
+#define DIGEST_WIDTH 72
+#define DIGEST_MAX_ITEMS 100
+
+struct digest_ctx {
+	struct db *db;
+	const struct digest_route *r;
+	time_t since, now;
+	struct buf since_iso;	/* since, in the tracker's time format */
+	struct buf tracker;	/* [tracker] url without a trailing slash */
+	struct buf web;		/* [web] base_url (or http://listen), likewise */
+};
+
+/* New: created in the window, or first seen in it (poll lag) when recent. */
+#define DIGEST_NEW_WHERE \
+	" WHERE creation_time > ?1 OR (first_seen > ?2 AND creation_time > ?3)"
+
+DB_SQL(sql_digest_new,
+       "SELECT id, product, component, status, summary, creation_time FROM bugs"
+       DIGEST_NEW_WHERE " ORDER BY creation_time, id");
+
+/*
+ * Open bugs nobody but the reporter and bugbridge has said anything on
+ * since the cutoff; last_reply is the newest comment by anyone else.
+ */
+DB_SQL(sql_digest_attention,
+       "SELECT id, product, component, status, summary, creation_time, last_reply FROM"
+       " (SELECT b.id, b.product, b.component, b.status, b.summary, b.creation_time,"
+       "   (SELECT MAX(c.time) FROM comments c WHERE c.bug_id = b.id AND c.is_ours = 0"
+       "     AND c.author <> b.creator AND c.author <> ?1) AS last_reply"
+       "  FROM bugs b WHERE b.is_open = 1 AND b.creation_time <> '')"
+       " WHERE MAX(creation_time, COALESCE(last_reply, '')) <= ?2"
+       " ORDER BY creation_time, id");
+
+DB_SQL(sql_digest_results,
+       "SELECT j.id, COALESCE(j.bug_id, 0), COALESCE(j.verdict, ''), COALESCE(j.change, ''),"
+       " COALESCE(c.name, ''), j.candidate_id IS NULL,"
+       " COALESCE(b.product, ''), COALESCE(b.component, '')"
+       " FROM jobs j LEFT JOIN candidates c ON c.id = j.candidate_id"
+       " LEFT JOIN bugs b ON b.id = j.bug_id"
+       " WHERE j.state = 'done' AND j.kind <> 'bisect-step'"
+       " AND j.finished_at > ?1 AND j.finished_at <= ?2"
+       " ORDER BY j.bug_id, j.id");
+
+DB_SQL(sql_digest_open,
+       "SELECT product, component, COUNT(*) FROM bugs WHERE is_open = 1"
+       " GROUP BY product, component");
+DB_SQL(sql_digest_opened,
+       "SELECT product, component, COUNT(*) FROM bugs" DIGEST_NEW_WHERE
+       " GROUP BY product, component");
+DB_SQL(sql_digest_closed,
+       "SELECT product, component, COUNT(*) FROM bugs WHERE closed_time > ?1"
+       " GROUP BY product, component");
+
+void digest_init(struct digest *d)
+{
+	memset(d, 0, sizeof(*d));
+	buf_init(&d->subject, 0);
+	buf_init(&d->body, 0);
+}
+
+void digest_release(struct digest *d)
+{
+	buf_release(&d->subject);
+	buf_release(&d->body);
+}
+
+bool digest_is_empty(const struct digest *d)
+{
+	return !d->n_new && !d->n_attention && !d->n_results && !d->n_regressions &&
+		!d->n_opened && !d->n_closed;
+}
+
+static void strip_slash(struct buf *b)
+{
+	while (b->len && b->ptr[b->len - 1] == '/')
+		buf_setlen(b, b->len - 1);
+}
+
+static void ctx_init(struct digest_ctx *ctx, struct db *db, const struct digest_route *r,
+		     time_t since, time_t now)
+{
+	const char *base = cfg_str("web.base_url");
+
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->db = db;
+	ctx->r = r;
+	ctx->since = since;
+	ctx->now = now;
+	digest_iso_time(&ctx->since_iso, since);
+	buf_addstr(&ctx->tracker, cfg_str("tracker.url"));
+	strip_slash(&ctx->tracker);
+	if (*base)
+		buf_addstr(&ctx->web, base);
+	else
+		buf_addf(&ctx->web, "http://%s", cfg_str("web.listen"));
+	strip_slash(&ctx->web);
+}
+
+static void ctx_release(struct digest_ctx *ctx)
+{
+	buf_release(&ctx->since_iso);
+	buf_release(&ctx->tracker);
+	buf_release(&ctx->web);
+}
+
+/* "5h" under two days, else "49d". */
+static void add_age(struct buf *out, time_t seconds)
+{
+	if (seconds < 0)
+		seconds = 0;
+	if (seconds < 2 * 86400)
+		buf_addf(out, "%lldh", (long long)(seconds / 3600));
+	else
+		buf_addf(out, "%lldd", (long long)(seconds / 86400));
+}
+
+static time_t age_of(const struct digest_ctx *ctx, const char *iso)
+{
+	time_t t = digest_parse_time(iso);
+
+	return t ? ctx->now - t : 0;
+}
+
+/*
+ * Append clean tracker text cut to the columns left on the current line
+ * (which starts at line_start), and to at most max columns.
+ */
+static void add_fitted(struct buf *out, size_t line_start, const char *text, size_t max)
+{
+	struct buf clean = BUF_INIT;
+	size_t used = mail_text_width(out->ptr + line_start);
+
+	mail_clean_text(&clean, text);
+	if (used < DIGEST_WIDTH)
+		mail_add_truncated(out, clean.ptr, DIGEST_WIDTH - used < max ?
+				   DIGEST_WIDTH - used : max);
+	buf_release(&clean);
+}
+
+static void trim_line(struct buf *out)
+{
+	while (out->len && out->ptr[out->len - 1] == ' ')
+		buf_setlen(out, out->len - 1);
+}
+
+/* "#9370 NEW 49d<extra>  summary…" and the tracker URL on its own line. */
+static void add_bug(struct digest_ctx *ctx, struct buf *out, sqlite3_stmt *st,
+		    const char *extra)
+{
+	size_t start = out->len;
+	sqlite3_int64 id = sqlite3_column_int64(st, 0);
+
+	buf_addf(out, "#%lld ", (long long)id);
+	add_fitted(out, start, *db_col_text(st, 3) ? db_col_text(st, 3) : "?", 16);
+	buf_addch(out, ' ');
+	add_age(out, age_of(ctx, db_col_text(st, 5)));
+	buf_addstr(out, extra);
+	buf_addstr(out, "  ");
+	add_fitted(out, start, db_col_text(st, 4), DIGEST_WIDTH);
+	trim_line(out);
+	buf_addf(out, "\n    %s/show_bug.cgi?id=%lld\n", ctx->tracker.ptr, (long long)id);
+}
+
+static bool covers(const struct digest_ctx *ctx, sqlite3_stmt *st, int col)
+{
+	return digest_route_covers(ctx->r, db_col_text(st, col), db_col_text(st, col + 1));
+}
+
+static void bind_new_window(const struct digest_ctx *ctx, sqlite3_stmt *st)
+{
+	struct buf recent = BUF_INIT;
+
+	digest_iso_time(&recent, ctx->since - 7 * 86400);
+	db_bind_text(st, 1, ctx->since_iso.ptr);
+	sqlite3_bind_int64(st, 2, ctx->since);
+	sqlite3_bind_text(st, 3, recent.ptr, -1, SQLITE_TRANSIENT);
+	buf_release(&recent);
+}
+
+/* Run to the end; -1 on a database error. */
+static int step_end(struct digest_ctx *ctx, sqlite3_stmt *st, int rc)
+{
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return error("digest: cannot read the database: %s", db_errmsg(ctx->db));
+	return 0;
+}
+
+static void add_more(struct buf *out, int count)
+{
+	if (count > DIGEST_MAX_ITEMS)
+		buf_addf(out, "... and %d more\n", count - DIGEST_MAX_ITEMS);
+}
+
+static int section_new(struct digest_ctx *ctx, struct buf *out, int *count)
+{
+	sqlite3_stmt *st = db_stmt(ctx->db, sql_digest_new);
+	int rc;
+
+	if (!st)
+		return -1;
+	bind_new_window(ctx, st);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!covers(ctx, st, 1))
+			continue;
+		if (++*count <= DIGEST_MAX_ITEMS)
+			add_bug(ctx, out, st, "");
+	}
+	add_more(out, *count);
+	return step_end(ctx, st, rc);
+}
+
+static int section_attention(struct digest_ctx *ctx, struct buf *out, int *count)
+{
+	sqlite3_stmt *st = db_stmt(ctx->db, sql_digest_attention);
+	long stale = cfg_int("triage.stale_days");
+	struct buf cutoff = BUF_INIT, extra = BUF_INIT;
+	int rc;
+
+	if (!st)
+		return -1;
+	digest_iso_time(&cutoff, ctx->now - stale * 86400);
+	db_bind_text(st, 1, cfg_str("tracker.login"));
+	db_bind_text(st, 2, cutoff.ptr);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *reply = db_col_text(st, 6);
+
+		if (!covers(ctx, st, 1) || ++*count > DIGEST_MAX_ITEMS)
+			continue;
+		buf_reset(&extra);
+		if (*reply) {
+			buf_addstr(&extra, ", quiet ");
+			add_age(&extra, age_of(ctx, reply));
+		} else {
+			buf_addstr(&extra, ", no reply");
+		}
+		add_bug(ctx, out, st, extra.ptr);
+	}
+	add_more(out, *count);
+	buf_release(&cutoff);
+	buf_release(&extra);
+	return step_end(ctx, st, rc);
+}
+
+/* "PASS->FAIL", "pass -> fail", "PASS→FAIL": a pass became a failure. */
+static bool is_regression(const char *change)
+{
+	const char *pass = strcasestr(change, "pass");
+	const char *fail = strcasestr(change, "fail");
+
+	return pass && fail && pass < fail;
+}
+
+static void add_result(struct digest_ctx *ctx, struct buf *out, sqlite3_stmt *st)
+{
+	size_t start = out->len;
+	sqlite3_int64 job = sqlite3_column_int64(st, 0);
+	sqlite3_int64 bug = sqlite3_column_int64(st, 1);
+	const char *verdict = db_col_text(st, 2), *change = db_col_text(st, 3);
+	const char *patch = db_col_text(st, 4);
+
+	if (bug)
+		buf_addf(out, "#%lld ", (long long)bug);
+	buf_addf(out, "job %lld: ", (long long)job);
+	for (const char *v = *verdict ? verdict : "no verdict"; *v; v++)
+		buf_addch(out, toupper((unsigned char)*v));
+	if (*change) {
+		buf_addstr(out, " (");
+		add_fitted(out, start, change, 16);
+		buf_addch(out, ')');
+	}
+	buf_addstr(out, "  ");
+	if (sqlite3_column_int(st, 5))
+		add_fitted(out, start, "unpatched base", DIGEST_WIDTH);
+	else
+		add_fitted(out, start, *patch ? patch : "(unnamed patch)", DIGEST_WIDTH);
+	trim_line(out);
+	buf_addf(out, "\n    %s/job/%lld\n", ctx->web.ptr, (long long)job);
+}
+
+static int section_results(struct digest_ctx *ctx, struct buf *results, int *nresults,
+			   struct buf *regressions, int *nregressions)
+{
+	sqlite3_stmt *st = db_stmt(ctx->db, sql_digest_results);
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, ctx->since);
+	sqlite3_bind_int64(st, 2, ctx->now);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		bool no_bug = !sqlite3_column_int64(st, 1);
+
+		/* results on no bug go to the catch-all lists only */
+		if (no_bug ? !ctx->r->all : !covers(ctx, st, 6))
+			continue;
+		if (++*nresults <= DIGEST_MAX_ITEMS)
+			add_result(ctx, results, st);
+		if (is_regression(db_col_text(st, 3)) && ++*nregressions <= DIGEST_MAX_ITEMS)
+			add_result(ctx, regressions, st);
+	}
+	add_more(results, *nresults);
+	add_more(regressions, *nregressions);
+	return step_end(ctx, st, rc);
+}
+
+enum count_bind { COUNT_ALL, COUNT_NEW, COUNT_SINCE };
+
+/* Sum a "product, component, count" query over the bugs this route covers. */
+static int count_covered(struct digest_ctx *ctx, const char *sql, enum count_bind bind,
+			 int *count)
+{
+	sqlite3_stmt *st = db_stmt(ctx->db, sql);
+	int rc;
+
+	if (!st)
+		return -1;
+	if (bind == COUNT_NEW)
+		bind_new_window(ctx, st);
+	else if (bind == COUNT_SINCE)
+		db_bind_text(st, 1, ctx->since_iso.ptr);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (covers(ctx, st, 0))
+			*count += sqlite3_column_int(st, 2);
+	return step_end(ctx, st, rc);
+}
+
+static int stats(struct digest_ctx *ctx, struct digest *d)
+{
+	if (count_covered(ctx, sql_digest_open, COUNT_ALL, &d->n_open) ||
+	    count_covered(ctx, sql_digest_opened, COUNT_NEW, &d->n_opened) ||
+	    count_covered(ctx, sql_digest_closed, COUNT_SINCE, &d->n_closed))
+		return -1;
+	return 0;
+}
+
+static void add_section(struct buf *body, const char *title, int count, const char *note,
+			const struct buf *items)
+{
+	size_t start = body->len, width;
+
+	if (!count)
+		return;
+	buf_addf(body, "\n%s (%d)%s%s\n", title, count, *note ? ": " : "", note);
+	width = mail_text_width(body->ptr + start + 1) - 1;
+	for (size_t i = 0; i < width && i < DIGEST_WIDTH; i++)
+		buf_addch(body, '-');
+	buf_addf(body, "\n%s", items->ptr);
+}
+
+static void add_date(struct buf *out, time_t t, const char *fmt)
+{
+	struct tm tm;
+	char s[32];
+
+	gmtime_r(&t, &tm);
+	strftime(s, sizeof(s), fmt, &tm);
+	buf_addstr(out, s);
+}
+
+static void compose(struct digest_ctx *ctx, struct digest *d, const struct buf *news,
+		    const struct buf *attention, const struct buf *results,
+		    const struct buf *regressions)
+{
+	struct buf note = BUF_INIT, name = BUF_INIT;
+
+	mail_clean_text(&name, ctx->r->name);
+	buf_addf(&d->subject, "[bugbridge] %s digest ", name.ptr);
+	add_date(&d->subject, ctx->now, "%Y-%m-%d");
+	buf_addf(&d->subject, ": %d new, %d need attention, %d results",
+		 d->n_new, d->n_attention, d->n_results);
+
+	buf_addstr(&d->body, "bugbridge digest for ");
+	add_fitted(&d->body, 0, name.ptr, DIGEST_WIDTH);
+	buf_addstr(&d->body, "\nSince ");
+	add_date(&d->body, ctx->since, "%Y-%m-%d %H:%M");
+	buf_addstr(&d->body, " UTC, until ");
+	add_date(&d->body, ctx->now, "%Y-%m-%d %H:%M");
+	buf_addstr(&d->body, " UTC.\n");
+
+	add_section(&d->body, "New bugs", d->n_new, "", news);
+	buf_addf(&note, "no reply in %ld days, oldest first", cfg_int("triage.stale_days"));
+	add_section(&d->body, "Need attention", d->n_attention, note.ptr, attention);
+	add_section(&d->body, "Test results", d->n_results, "", results);
+	add_section(&d->body, "Regressions", d->n_regressions, "PASS->FAIL", regressions);
+	buf_addf(&d->body, "\nStats: %d open; %d opened and %d closed since the last digest.\n",
+		 d->n_open, d->n_opened, d->n_closed);
+	buf_addf(&d->body, "\n-- \nbugbridge, %s/\n", ctx->web.ptr);
+	buf_release(&note);
+	buf_release(&name);
+}
+
+int digest_build(struct db *db, const struct digest_route *r, time_t since, time_t now,
+		 struct digest *d)
+{
+	struct buf news = BUF_INIT, attention = BUF_INIT, results = BUF_INIT;
+	struct buf regressions = BUF_INIT;
+	struct digest_ctx ctx;
+	int ret = -1;
+
+	ctx_init(&ctx, db, r, since, now);
+	if (section_new(&ctx, &news, &d->n_new) ||
+	    section_attention(&ctx, &attention, &d->n_attention) ||
+	    section_results(&ctx, &results, &d->n_results, &regressions, &d->n_regressions) ||
+	    stats(&ctx, d))
+		goto out;
+	compose(&ctx, d, &news, &attention, &results, &regressions);
+	ret = 0;
+out:
+	buf_release(&news);
+	buf_release(&attention);
+	buf_release(&results);
+	buf_release(&regressions);
+	ctx_release(&ctx);
+	return ret;
+}
