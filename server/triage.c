@@ -1,11 +1,332 @@
-/* triage: placeholder until its issue lands; see service.h for the contract. */
+/*
+ * triage: where a verdict becomes a comment.  For each finished job not
+ * yet reported, in ONE transaction: the result comment and the state
+ * mirror become outbox rows, the bug's triage state moves, a fix gets its
+ * re-run queued, duplicates are linked, a series bisection advances, and
+ * the job is marked reported.  A crash before the commit leaves the job
+ * unreported and nothing queued; after it, everything is queued exactly
+ * once (markers make the outbox rows idempotent besides).
+ *
+ * Around the jobs, each cycle also acts on commands in new tracker
+ * comments (before, so that the jobs they queue are seen soon), and
+ * afterwards acknowledges queued requests (if configured), flags stale
+ * bugs and refreshes owners.
+ */
+#include "triage.h"
+#include "config.h"
+#include "job_queue.h"
 #include "log.h"
+#include "outbox.h"
 #include "service.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tr_job {
+	sqlite3_int64 id, bug_id, candidate_id;
+	char kind[16], verdict[16], change[16];
+	int patch_count;
+};
+
+DB_SQL(sql_tr_pending,
+       "SELECT id FROM jobs WHERE state = 'done' AND reported = 0 ORDER BY id LIMIT 200");
+DB_SQL(sql_tr_job,
+       "SELECT IFNULL(bug_id, 0), IFNULL(candidate_id, 0), kind, IFNULL(verdict, ''),"
+       " IFNULL(change, ''), patch_count FROM jobs WHERE id = ? AND reported = 0");
+DB_SQL(sql_tr_baseline,
+       "SELECT EXISTS (SELECT 1 FROM test_results WHERE job_id = ?1 AND variant = 'baseline'),"
+       " EXISTS (SELECT 1 FROM test_results WHERE job_id = ?1 AND variant = 'baseline'"
+       "  AND status = 'fail'),"
+       " EXISTS (SELECT 1 FROM signatures WHERE job_id = ?1 AND variant = 'baseline')");
+DB_SQL(sql_tr_bug, "SELECT triage_state, ignored FROM bugs WHERE id = ?");
+DB_SQL(sql_tr_reported, "UPDATE jobs SET reported = 1 WHERE id = ?");
+DB_SQL(sql_tr_has_retest, "SELECT 1 FROM jobs WHERE parent_id = ? AND kind = 'retest'");
+
+static void copy_col(char *dst, size_t n, sqlite3_stmt *st, int col)
+{
+	snprintf(dst, n, "%s", db_col_text(st, col));
+}
+
+static int load_job(struct db *db, sqlite3_int64 id, struct tr_job *j)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_tr_job);
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		j->id = id;
+		j->bug_id = sqlite3_column_int64(st, 0);
+		j->candidate_id = sqlite3_column_int64(st, 1);
+		copy_col(j->kind, sizeof(j->kind), st, 2);
+		copy_col(j->verdict, sizeof(j->verdict), st, 3);
+		copy_col(j->change, sizeof(j->change), st, 4);
+		j->patch_count = sqlite3_column_int(st, 5);
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	return rc == SQLITE_DONE ? 0 : error("triage: cannot read job %lld: %s",
+					      (long long)id, db_errmsg(db));
+}
+
+static bool ran_suite(const char *verdict)
+{
+	return !strcmp(verdict, "pass") || !strcmp(verdict, "fail") ||
+	       !strcmp(verdict, "panic") || !strcmp(verdict, "boot-timeout");
+}
+
+/* What the job says about its bug (see triage_next). */
+static int job_fact(struct db *db, const struct tr_job *j, struct triage_fact *f)
+{
+	sqlite3_stmt *st;
+
+	memset(f, 0, sizeof(*f));
+	f->has_patch = j->candidate_id != 0;
+	f->is_retest = !strcmp(j->kind, "retest");
+	if (!strcmp(j->verdict, "infra-error") || (!f->has_patch && !ran_suite(j->verdict))) {
+		f->infra = true;
+		return 0;
+	}
+	if (!f->has_patch) {
+		/* a baseline-only run: its own verdict is the baseline's */
+		f->baseline_ran = true;
+		f->baseline_failed = strcmp(j->verdict, "pass") != 0;
+		return 0;
+	}
+	f->patched_ran = ran_suite(j->verdict);
+	f->patched_passed = !strcmp(j->verdict, "pass");
+	if (!strncmp(j->change, "FAIL->", 6) || !strncmp(j->change, "PASS->", 6)) {
+		f->baseline_ran = true;
+		f->baseline_failed = j->change[0] == 'F';
+		return 0;
+	}
+	st = db_stmt(db, sql_tr_baseline);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, j->id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		bool sig = sqlite3_column_int(st, 2);
+
+		f->baseline_ran = sqlite3_column_int(st, 0) || sig;
+		f->baseline_failed = sqlite3_column_int(st, 1) || sig;
+	}
+	sqlite3_reset(st);
+	return 0;
+}
+
+/* -1 error, 0 no such bug, 1 found. */
+static int bug_state(struct db *db, sqlite3_int64 bug_id, enum triage_state *s, bool *ignored)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_tr_bug);
+	int rc, parsed;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, bug_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		parsed = triage_state_parse(db_col_text(st, 0));
+		*s = parsed < 0 ? TRIAGE_NEW : (enum triage_state)parsed;
+		*ignored = sqlite3_column_int(st, 1) != 0;
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int queue_retest(struct db *db, const struct tr_job *j)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_tr_has_retest);
+	struct job_spec spec = { 0 };
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, j->id);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	spec.bug_id = j->bug_id;
+	spec.candidate_id = j->candidate_id;
+	spec.parent_id = j->id;
+	spec.kind = "retest";
+	spec.patch_count = j->patch_count;
+	return job_enqueue(db, &spec, NULL);
+}
+
+static int post_result(struct db *db, const struct tr_job *j)
+{
+	struct buf text = BUF_INIT, marker = BUF_INIT;
+	int ret, rc;
+
+	rc = triage_comment(db, j->id, &text);
+	if (rc < 0) {
+		ret = -1;
+	} else if (rc > 0) {
+		log_info("triage: job %lld (%s) gets no result comment", (long long)j->id,
+			 j->verdict);
+		ret = 0;
+	} else {
+		buf_addf(&marker, "bugbridge-result: job %lld", (long long)j->id);
+		ret = outbox_add(db, "comment", j->bug_id, j->id, marker.ptr, text.ptr);
+	}
+	buf_release(&text);
+	buf_release(&marker);
+	return ret;
+}
+
+/* Everything one finished job causes; the caller holds the transaction. */
+static int triage_job(struct db *db, const struct tr_job *j)
+{
+	struct triage_fact fact;
+	enum triage_state cur = TRIAGE_NEW, next;
+	bool ignored = false;
+	int found, dups = 0;
+
+	found = j->bug_id ? bug_state(db, j->bug_id, &cur, &ignored) : 0;
+	if (found < 0)
+		return -1;
+	if (!found || ignored) {
+		log_info("triage: job %lld: %s, nothing to report", (long long)j->id,
+			 found ? "bug is ignored" : "no tracked bug");
+		return 0;
+	}
+	/* a step is one probe of a bisection: bisect.c reports the outcome */
+	if (!strcmp(j->kind, "bisect-step"))
+		return bisect_job_done(db, j->id);
+	if (post_result(db, j) || duplicates_check(db, j->id, &dups) ||
+	    job_fact(db, j, &fact))
+		return -1;
+	if (dups && bug_state(db, j->bug_id, &cur, &ignored) < 0)
+		return -1;
+	next = triage_next(cur, &fact);
+	if (next != cur && triage_set_state(db, j->bug_id, next, j->id, 0))
+		return -1;
+	if (next == TRIAGE_FIX_CANDIDATE && !fact.is_retest && queue_retest(db, j))
+		return -1;
+	if (j->candidate_id && bisect_job_done(db, j->id))
+		return -1;
+	return 0;
+}
+
+static int mark_reported(struct db *db, sqlite3_int64 id)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_tr_reported);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	return db_step_done(db, st);
+}
+
+static int triage_one(struct db *db, sqlite3_int64 id)
+{
+	struct tr_job j = { 0 };
+	int rc;
+
+	if (db_begin(db))
+		return -1;
+	rc = load_job(db, id, &j);
+	if (rc > 0)
+		rc = triage_job(db, &j) || mark_reported(db, id) ? -1 : 0;
+	if (rc < 0) {
+		db_rollback(db);
+		return error("triage: job %lld not reported; will retry", (long long)id);
+	}
+	return db_commit(db);
+}
+
+static int pending_jobs(struct db *db, sqlite3_int64 **ids, int *n)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_tr_pending);
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*ids = realloc(*ids, (*n + 1) * sizeof(**ids));
+		if (!*ids)
+			abort();
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : error("triage: cannot list jobs: %s", db_errmsg(db));
+}
+
+DB_SQL(sql_tr_ack_jobs,
+       "SELECT j.id, j.bug_id, j.kind, IFNULL(c.name, ''),"
+       " (SELECT COUNT(*) FROM jobs q WHERE q.state = 'queued' AND q.id <= j.id)"
+       " FROM jobs j LEFT JOIN candidates c ON c.id = j.candidate_id"
+       " JOIN bugs b ON b.id = j.bug_id"
+       " WHERE j.state = 'queued' AND j.kind IN ('test', 'retest', 'bisect')"
+       " AND b.ignored = 0 AND NOT EXISTS (SELECT 1 FROM outbox o"
+       "  WHERE o.marker = 'bugbridge-ack: job ' || j.id)");
+
+/* [triage] acknowledge: one short comment per newly queued request. */
+static int acknowledge(struct db *db)
+{
+	sqlite3_stmt *st;
+	struct buf text = BUF_INIT, marker = BUF_INIT;
+	int ret = 0;
+
+	if (!cfg_bool("triage.acknowledge"))
+		return 0;
+	if (db_begin(db))
+		return -1;
+	st = db_stmt(db, sql_tr_ack_jobs);
+	while (st && sqlite3_step(st) == SQLITE_ROW && !ret) {
+		sqlite3_int64 id = sqlite3_column_int64(st, 0);
+
+		buf_reset(&text);
+		buf_reset(&marker);
+		buf_addf(&text, "bugbridge queued job %lld (%s", (long long)id,
+			 db_col_text(st, 2));
+		if (*db_col_text(st, 3)) {
+			buf_addstr(&text, " of ");
+			triage_add_clean(&text, db_col_text(st, 3), 200);
+		}
+		buf_addf(&text, "), number %d in the queue.\nThe result will be posted here."
+			 " Progress: ", sqlite3_column_int(st, 4));
+		triage_job_url(id, &text);
+		buf_addf(&marker, "bugbridge-ack: job %lld", (long long)id);
+		buf_addf(&text, "\n\n%s\n", marker.ptr);
+		ret = outbox_add(db, "comment", sqlite3_column_int64(st, 1), id, marker.ptr,
+				 text.ptr);
+	}
+	if (st)
+		sqlite3_reset(st);
+	ret = ret || !st ? db_rollback(db), -1 : db_commit(db);
+	buf_release(&text);
+	buf_release(&marker);
+	return ret;
+}
 
 int triage_run(struct db *db, const volatile sig_atomic_t *stop)
 {
-	(void)db;
-	(void)stop;
-	log_debug("triage: not built yet");
-	return 0;
+	sqlite3_int64 *ids = NULL;
+	int n = 0, ret = 0, flagged = 0;
+
+	if (comment_cmd_run(db, stop))
+		ret = -1;
+	if (pending_jobs(db, &ids, &n))
+		ret = -1;
+	for (int i = 0; i < n && !*stop; i++)
+		if (triage_one(db, ids[i]))
+			ret = -1;
+	free(ids);
+	if (!*stop && acknowledge(db))
+		ret = -1;
+	if (!*stop && stale_check(db, time(NULL), &flagged))
+		ret = -1;
+	if (!*stop && owners_refresh(db, stop))
+		ret = -1;
+	return ret;
 }

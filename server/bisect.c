@@ -1,0 +1,237 @@
+/*
+ * bisect: which patch of a series breaks the suite.
+ *
+ * A job of an n-patch series whose baseline passes and whose full series
+ * fails has tested both ends: prefix 0 is good, prefix n is bad.  Binary
+ * search over the prefixes then needs at most ceil(log2 n) more runs, each
+ * a job of kind 'bisect-step' with patch_count = k and parent_id = the root
+ * job.  The runner applies only the first k patches and reuses the tree and
+ * build objects of the previous step, so a step costs an incremental build.
+ *
+ * The search keeps no state of its own: the done steps under the root are
+ * the state (good = the longest passing prefix, bad = the shortest failing
+ * one), so a crash or a restart simply continues.  When bad = good + 1 the
+ * answer is posted once, marker "bugbridge-bisect: job <root>".
+ */
+#include "triage.h"
+#include "job_queue.h"
+#include "log.h"
+#include "outbox.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int bisect_next(int good, int bad)
+{
+	if (bad - good <= 1)
+		return 0;
+	return good + (bad - good) / 2;
+}
+
+struct bs_job {
+	sqlite3_int64 id, bug_id, candidate_id, parent_id;
+	char *kind, *verdict, *change;
+	int patch_count, series_len;
+};
+
+DB_SQL(sql_bs_job,
+       "SELECT j.id, IFNULL(j.bug_id, 0), IFNULL(j.candidate_id, 0), IFNULL(j.parent_id, 0),"
+       " j.kind, IFNULL(j.verdict, ''), IFNULL(j.change, ''), j.patch_count,"
+       " IFNULL(c.patch_count, 1)"
+       " FROM jobs j LEFT JOIN candidates c ON c.id = j.candidate_id WHERE j.id = ?");
+DB_SQL(sql_bs_steps,
+       "SELECT id, patch_count, state, IFNULL(verdict, '') FROM jobs"
+       " WHERE parent_id = ? AND kind = 'bisect-step' ORDER BY patch_count");
+DB_SQL(sql_bs_series, "SELECT name, sha256, IFNULL(content, '') FROM candidates WHERE id = ?");
+
+static void bs_release(struct bs_job *j)
+{
+	free(j->kind);
+	free(j->verdict);
+	free(j->change);
+	memset(j, 0, sizeof(*j));
+}
+
+static int bs_load(struct db *db, sqlite3_int64 id, struct bs_job *j)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_bs_job);
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		j->id = sqlite3_column_int64(st, 0);
+		j->bug_id = sqlite3_column_int64(st, 1);
+		j->candidate_id = sqlite3_column_int64(st, 2);
+		j->parent_id = sqlite3_column_int64(st, 3);
+		j->kind = strdup(db_col_text(st, 4));
+		j->verdict = strdup(db_col_text(st, 5));
+		j->change = strdup(db_col_text(st, 6));
+		j->patch_count = sqlite3_column_int(st, 7);
+		j->series_len = sqlite3_column_int(st, 8);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 0 : error("bisect: no job %lld", (long long)id);
+}
+
+/* The suite ran (or the build ran) and the patched kernel did not pass. */
+static bool is_bad(const char *verdict)
+{
+	return !strcmp(verdict, "fail") || !strcmp(verdict, "panic") ||
+	       !strcmp(verdict, "boot-timeout") || !strcmp(verdict, "build-failed");
+}
+
+/* Does this finished job start a bisection (both ends known, good and bad)? */
+static bool starts_bisection(const struct bs_job *j)
+{
+	return (!strcmp(j->kind, "test") || !strcmp(j->kind, "bisect")) &&
+	       j->series_len > 1 && (j->patch_count == 0 || j->patch_count >= j->series_len) &&
+	       !strncmp(j->change, "PASS->", 6) && is_bad(j->verdict);
+}
+
+struct bs_state {
+	int good, bad, steps;
+	bool pending, stuck;		/* a step queued/running; a step that says nothing */
+	int stuck_at;
+};
+
+static int bs_scan(struct db *db, const struct bs_job *root, struct bs_state *s)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_bs_steps);
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->bad = root->series_len;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, root->id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int k = sqlite3_column_int(st, 1);
+		const char *state = db_col_text(st, 2), *verdict = db_col_text(st, 3);
+
+		s->steps++;
+		if (strcmp(state, "done")) {
+			s->pending |= !strcmp(state, "queued") || !strcmp(state, "running");
+			continue;
+		}
+		if (!strcmp(verdict, "pass") && k > s->good)
+			s->good = k;
+		else if (is_bad(verdict) && k < s->bad)
+			s->bad = k;
+		else if (!strcmp(verdict, "pass") || is_bad(verdict))
+			continue;
+		else if (!s->stuck) {
+			s->stuck = true;
+			s->stuck_at = k;
+		}
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Subject of the k-th patch (1-based) of an mbox series, if it has one. */
+static void patch_subject(const char *mbox, int k, struct buf *out)
+{
+	const char *p = mbox;
+	int n = 0;
+
+	while ((p = strstr(p, "Subject: ")) != NULL) {
+		if (p == mbox || p[-1] == '\n') {
+			if (++n == k) {
+				const char *nl = strchr(p, '\n');
+				char *line = strndup(p + 9, nl ? (size_t)(nl - p - 9) : strlen(p + 9));
+
+				triage_add_clean(out, line, 200);
+				free(line);
+				return;
+			}
+		}
+		p += 9;
+	}
+}
+
+static int post_result(struct db *db, const struct bs_job *root, const struct bs_state *s)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_bs_series);
+	struct buf text = BUF_INIT, marker = BUF_INIT, subject = BUF_INIT;
+	int ret;
+
+	buf_addf(&marker, "bugbridge-bisect: job %lld", (long long)root->id);
+	if (s->stuck)
+		buf_addf(&text, "bugbridge bisection stopped: the run of patches 1-%d gave no"
+			 " verdict (see the job pages)\n\n", s->stuck_at);
+	else
+		buf_addf(&text, "bugbridge bisect: patch %d/%d introduces the failure\n\n",
+			 s->bad, root->series_len);
+	if (st) {
+		sqlite3_bind_int64(st, 1, root->candidate_id);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			buf_addstr(&text, "Series:   ");
+			triage_add_clean(&text, db_col_text(st, 0), 200);
+			buf_addf(&text, "\nsha256:   %s\n", db_col_text(st, 1));
+			patch_subject(db_col_text(st, 2), s->bad, &subject);
+		}
+		sqlite3_reset(st);
+	}
+	if (!s->stuck && subject.len)
+		buf_addf(&text, "Patch %d:  %s\n", s->bad, subject.ptr);
+	buf_addf(&text, "Passes with patches 1-%d, fails with patches 1-%d;"
+		 " %d run(s) beyond the two ends.\n", s->good, s->bad, s->steps);
+	buf_addstr(&text, "\nJob:      ");
+	triage_job_url(root->id, &text);
+	buf_addf(&text, "\n\n%s\n", marker.ptr);
+	ret = outbox_add(db, "comment", root->bug_id, root->id, marker.ptr, text.ptr);
+	if (!ret)
+		log_info("bisect: job %lld: %s", (long long)root->id, text.ptr);
+	buf_release(&text);
+	buf_release(&marker);
+	buf_release(&subject);
+	return ret;
+}
+
+static int advance(struct db *db, const struct bs_job *root)
+{
+	struct bs_state s;
+	struct job_spec spec = { 0 };
+	int next;
+
+	if (bs_scan(db, root, &s))
+		return error("bisect: cannot read steps of job %lld", (long long)root->id);
+	if (s.pending)
+		return 0;
+	next = s.stuck ? 0 : bisect_next(s.good, s.bad);
+	if (!next)
+		return post_result(db, root, &s);
+	spec.bug_id = root->bug_id;
+	spec.candidate_id = root->candidate_id;
+	spec.parent_id = root->id;
+	spec.kind = "bisect-step";
+	spec.patch_count = next;
+	log_info("bisect: job %lld: good %d, bad %d, testing patches 1-%d",
+		 (long long)root->id, s.good, s.bad, next);
+	return job_enqueue(db, &spec, NULL);
+}
+
+int bisect_job_done(struct db *db, sqlite3_int64 job_id)
+{
+	struct bs_job j = { 0 }, root = { 0 };
+	int ret = -1;
+
+	if (bs_load(db, job_id, &j))
+		goto out;
+	if (starts_bisection(&j)) {
+		ret = advance(db, &j);
+	} else if (!strcmp(j.kind, "bisect-step") && j.parent_id) {
+		if (bs_load(db, j.parent_id, &root))
+			goto out;
+		ret = starts_bisection(&root) ? advance(db, &root) : 0;
+	} else {
+		ret = 0;
+	}
+out:
+	bs_release(&j);
+	bs_release(&root);
+	return ret;
+}
