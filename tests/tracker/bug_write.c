@@ -1,0 +1,798 @@
+/*
+ * bug_write: POST /rest/bug (create) and PUT /rest/bug/{id} (update).
+ *
+ * The workflow is Bugzilla 5.x's default for new installs (statuses
+ * UNCONFIRMED, CONFIRMED, IN_PROGRESS, RESOLVED, VERIFIED), with its error
+ * codes: 51 unknown status or keyword, 121 RESOLVED without a resolution,
+ * 122 a resolution on an open bug, 123 a transition that is not allowed,
+ * 115 a field the user may not change.  An update of several bugs is one
+ * transaction: any error leaves every bug as it was.  `changes` values are
+ * strings; keyword lists are sorted and joined with ", ".
+ */
+#include "standin.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+DB_SQL(sql_bug_insert, "INSERT INTO sa_bugs(id, product, component, summary,"
+       " status, resolution, whiteboard, version, op_sys, platform, priority,"
+       " severity, creator, assigned_to, cf_kernel_version, cf_regression, url,"
+       " groups, everconfirmed, creation_time, last_change_time)"
+       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+DB_SQL(sql_keyword_add,
+       "INSERT OR IGNORE INTO sa_bug_keywords(bug, keyword) VALUES (?, ?)");
+DB_SQL(sql_keyword_del, "DELETE FROM sa_bug_keywords WHERE bug = ? AND keyword = ?");
+DB_SQL(sql_keywords_of, "SELECT keyword FROM sa_bug_keywords WHERE bug = ?");
+DB_SQL(sql_cc_add, "INSERT OR IGNORE INTO sa_bug_cc(bug, user) VALUES (?, ?)");
+DB_SQL(sql_cc_del, "DELETE FROM sa_bug_cc WHERE bug = ? AND user = ?");
+DB_SQL(sql_cc_has, "SELECT 1 FROM sa_bug_cc WHERE bug = ? AND user = ?");
+DB_SQL(sql_row_load, "SELECT product, component, summary, status, resolution,"
+       " whiteboard, version, op_sys, platform, priority, severity,"
+       " cf_kernel_version, cf_regression, url, everconfirmed"
+       " FROM sa_bugs WHERE id = ?");
+DB_SQL(sql_row_save, "UPDATE sa_bugs SET product = ?, component = ?, summary = ?,"
+       " status = ?, resolution = ?, whiteboard = ?, version = ?, op_sys = ?,"
+       " platform = ?, priority = ?, severity = ?, cf_kernel_version = ?,"
+       " cf_regression = ?, url = ?, everconfirmed = ?, last_change_time = ?"
+       " WHERE id = ?");
+
+/* The editable text columns, in sql_row_load order. */
+enum { F_PRODUCT, F_COMPONENT, F_SUMMARY, F_STATUS, F_RESOLUTION, F_WHITEBOARD,
+       F_VERSION, F_OP_SYS, F_PLATFORM, F_PRIORITY, F_SEVERITY, F_KVER, F_REGR,
+       F_URL, NFIELDS };
+
+static const struct {
+	const char *name;	/* parameter, `changes` key and history field */
+	const char *display;	/* as Bugzilla names it in messages */
+} fields[NFIELDS] = {
+	{ "product", "Product" }, { "component", "Component" },
+	{ "summary", "Summary" }, { "status", "Status" },
+	{ "resolution", "Resolution" }, { "whiteboard", "Whiteboard" },
+	{ "version", "Version" }, { "op_sys", "OS" }, { "platform", "Hardware" },
+	{ "priority", "Priority" }, { "severity", "Severity" },
+	{ "cf_kernel_version", "Kernel Version" }, { "cf_regression", "Regression" },
+	{ "url", "URL" },
+};
+
+static const char *const statuses[] = {
+	"UNCONFIRMED", "CONFIRMED", "IN_PROGRESS", "RESOLVED", "VERIFIED"
+};
+static const char *const resolutions[] = {
+	"FIXED", "INVALID", "WONTFIX", "DUPLICATE", "WORKSFORME"
+};
+
+int sa_bug_insert(struct db *db, const struct sa_newbug *nb, int *out_id)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_bug_insert);
+
+	if (!st)
+		return -1;
+	if (nb->id)
+		sqlite3_bind_int(st, 1, nb->id);
+	db_bind_text(st, 2, nb->product);
+	db_bind_text(st, 3, nb->component);
+	db_bind_text(st, 4, nb->summary);
+	db_bind_text(st, 5, nb->status);
+	db_bind_text(st, 6, nb->resolution ? nb->resolution : "");
+	db_bind_text(st, 7, nb->whiteboard ? nb->whiteboard : "");
+	db_bind_text(st, 8, nb->version);
+	db_bind_text(st, 9, nb->op_sys);
+	db_bind_text(st, 10, nb->platform);
+	db_bind_text(st, 11, nb->priority);
+	db_bind_text(st, 12, nb->severity);
+	sqlite3_bind_int(st, 13, nb->creator);
+	sqlite3_bind_int(st, 14, nb->assigned_to);
+	db_bind_text(st, 15, nb->cf_kernel_version ? nb->cf_kernel_version : "");
+	db_bind_text(st, 16, nb->cf_regression ? nb->cf_regression : "---");
+	db_bind_text(st, 17, nb->url ? nb->url : "");
+	db_bind_text(st, 18, nb->groups ? nb->groups : "");
+	sqlite3_bind_int(st, 19, nb->everconfirmed);
+	sqlite3_bind_int64(st, 20, nb->when);
+	sqlite3_bind_int64(st, 21, nb->when);
+	if (db_step_done(db, st))
+		return -1;
+	*out_id = (int)db_last_id(db);
+	return 0;
+}
+
+static int pair(struct db *db, const char *sql, int bug, const char *s, int n)
+{
+	sqlite3_stmt *st = db_stmt(db, sql);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int(st, 1, bug);
+	if (s)
+		db_bind_text(st, 2, s);
+	else
+		sqlite3_bind_int(st, 2, n);
+	return db_step_done(db, st);
+}
+
+int sa_bug_add_keyword(struct db *db, int bug, const char *keyword)
+{
+	return pair(db, sql_keyword_add, bug, keyword, 0);
+}
+
+int sa_bug_add_cc(struct db *db, int bug, int user)
+{
+	return pair(db, sql_cc_add, bug, NULL, user);
+}
+
+static bool one_of(const char *s, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, list[i]))
+			return true;
+	return false;
+}
+
+#define ONE_OF(s, list) one_of(s, list, sizeof(list) / sizeof(list[0]))
+
+static bool is_open(const char *status)
+{
+	return strcmp(status, "RESOLVED") && strcmp(status, "VERIFIED");
+}
+
+/* The default workflow's can_change_to (as GET /rest/field/bug/bug_status). */
+static bool transition_ok(const char *from, const char *to)
+{
+	static const char *const table[][4] = {
+		{ "UNCONFIRMED", "CONFIRMED", "IN_PROGRESS", "RESOLVED" },
+		{ "CONFIRMED", "IN_PROGRESS", "RESOLVED", NULL },
+		{ "IN_PROGRESS", "CONFIRMED", "RESOLVED", NULL },
+		{ "RESOLVED", "UNCONFIRMED", "CONFIRMED", "VERIFIED" },
+		{ "VERIFIED", "UNCONFIRMED", "CONFIRMED", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (strcmp(table[i][0], from))
+			continue;
+		for (int j = 1; j < 4; j++)
+			if (table[i][j] && !strcmp(table[i][j], to))
+				return true;
+	}
+	return false;
+}
+
+static bool can_confirm(const struct sa_user *u)
+{
+	return sa_can_edit(u) || sa_in_group(u, "canconfirm");
+}
+
+/* --- create ----------------------------------------------------------- */
+
+static int create_lists(struct sa_req *r, int id)
+{
+	struct db *db = &r->st->db;
+	struct json_object *kw = sa_param_list(r, "keywords", true);
+	struct json_object *cc = sa_param_list(r, "cc", true);
+	int ret = -1;
+
+	for (size_t i = 0; i < json_object_array_length(kw); i++) {
+		const char *k = json_object_get_string(json_object_array_get_idx(kw, i));
+		if (!sa_keyword_exists(db, k)) {
+			sa_error(r, 51, "There is no keyword named '%s'. See the list of "
+				 "available keywords.", k);
+			goto out;
+		}
+		if (sa_bug_add_keyword(db, id, k))
+			goto out;
+	}
+	for (size_t i = 0; i < json_object_array_length(cc); i++) {
+		const char *login = json_object_get_string(json_object_array_get_idx(cc, i));
+		struct sa_user u;
+		if (sa_user_by_login(db, login, &u)) {
+			sa_error(r, 504, "There is no user named '%s'. Either you mis-typed "
+				 "the name or that user has not yet registered for a "
+				 "Bugzilla account.", login);
+			goto out;
+		}
+		if (sa_bug_add_cc(db, id, u.id))
+			goto out;
+	}
+	ret = 0;
+out:
+	json_object_put(kw);
+	json_object_put(cc);
+	return ret;
+}
+
+static const char *param_or(struct sa_req *r, const char *name, const char *def)
+{
+	const char *v = sa_param(r, name);
+
+	return v && *v ? v : def;
+}
+
+static int create_check(struct sa_req *r, struct sa_newbug *nb)
+{
+	struct db *db = &r->st->db;
+
+	if (!nb->product) {
+		return sa_error(r, 106, "You must select/enter a product.");
+	}
+	if (!sa_product_exists(db, nb->product))
+		return sa_error(r, 106, "Either the product '%s' does not exist or you "
+				"don't have access to it.", nb->product);
+	if (!nb->component)
+		return sa_error(r, 105, "You must select a component for this bug.");
+	if (!sa_component_exists(db, nb->product, nb->component))
+		return sa_error(r, 51, "There is no component named '%s' in the '%s' "
+				"product.", nb->component, nb->product);
+	if (!nb->summary || !*nb->summary)
+		return sa_error(r, 107, "You must enter a summary for this bug.");
+	if (!ONE_OF(nb->status, statuses) || !is_open(nb->status))
+		return sa_error(r, 51, "There is no status named '%s'.", nb->status);
+	if (strcmp(nb->status, "UNCONFIRMED") && !can_confirm(&r->user))
+		return sa_error(r, 123, "You are not allowed to file a new bug with "
+				"status %s.", nb->status);
+	return 0;
+}
+
+void sa_create_bug(struct sa_req *r)
+{
+	struct db *db = &r->st->db;
+	struct json_object *groups = NULL, *o;
+	struct sa_newbug nb = { 0 };
+	struct buf gcsv = BUF_INIT;
+	struct sa_user assignee;
+	int id, cid;
+
+	if (sa_require_login(r))
+		return;
+	nb.product = sa_param(r, "product");
+	nb.component = sa_param(r, "component");
+	nb.summary = sa_param(r, "summary");
+	nb.status = param_or(r, "status", can_confirm(&r->user) ? "CONFIRMED"
+								 : "UNCONFIRMED");
+	nb.version = param_or(r, "version", "unspecified");
+	nb.op_sys = param_or(r, "op_sys", "Linux");
+	nb.platform = param_or(r, "platform", "PC");
+	nb.priority = param_or(r, "priority", "Normal");
+	nb.severity = param_or(r, "severity", "normal");
+	nb.whiteboard = param_or(r, "whiteboard", "");
+	nb.cf_kernel_version = param_or(r, "cf_kernel_version", "");
+	nb.cf_regression = param_or(r, "cf_regression", "---");
+	nb.url = param_or(r, "url", "");
+	nb.creator = r->user.id;
+	nb.everconfirmed = strcmp(nb.status, "UNCONFIRMED") != 0;
+	nb.when = r->now;
+	if (create_check(r, &nb))
+		goto out;
+	if (sa_has_param(r, "assigned_to")) {
+		if (sa_user_by_login(db, sa_param(r, "assigned_to"), &assignee)) {
+			sa_error(r, 504, "There is no user named '%s'.",
+				 sa_param(r, "assigned_to"));
+			goto out;
+		}
+		nb.assigned_to = assignee.id;
+	} else {
+		nb.assigned_to = 1;	/* the components' default assignee: admin */
+	}
+	groups = sa_param_list(r, "groups", true);
+	for (size_t i = 0; i < json_object_array_length(groups); i++)
+		buf_addf(&gcsv, "%s%s", i ? "," : "",
+			 json_object_get_string(json_object_array_get_idx(groups, i)));
+	nb.groups = gcsv.ptr;
+	if (db_begin(db))
+		goto dbfail;
+	if (sa_bug_insert(db, &nb, &id) ||
+	    sa_comment_add(db, id, r->user.id, param_or(r, "description", ""), false,
+			   0, r->now, &cid))
+		goto dbfail;
+	if (create_lists(r, id)) {
+		db_rollback(db);
+		goto out;
+	}
+	if (db_commit(db))
+		goto dbfail;
+	o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_int(id));
+	sa_reply(r, 200, o);
+	goto out;
+dbfail:
+	db_rollback(db);
+	sa_error(r, 32610, "The stand-in's database failed: %s", db_errmsg(db));
+out:
+	json_object_put(groups);
+	buf_release(&gcsv);
+}
+
+/* --- update ----------------------------------------------------------- */
+
+struct bugrow {
+	char *val[NFIELDS];
+	int everconfirmed;
+};
+
+static void row_release(struct bugrow *row)
+{
+	for (int i = 0; i < NFIELDS; i++)
+		free(row->val[i]);
+	memset(row, 0, sizeof(*row));
+}
+
+static int row_load(struct db *db, int id, struct bugrow *row)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_row_load);
+	int ret = -1;
+
+	memset(row, 0, sizeof(*row));
+	if (!st)
+		return -1;
+	sqlite3_bind_int(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		for (int i = 0; i < NFIELDS; i++)
+			row->val[i] = strdup(db_col_text(st, i));
+		row->everconfirmed = sqlite3_column_int(st, NFIELDS);
+		ret = 0;
+	}
+	sqlite3_reset(st);
+	return ret;
+}
+
+static int row_save(struct db *db, int id, const struct bugrow *row, time_t when)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_row_save);
+
+	if (!st)
+		return -1;
+	for (int i = 0; i < NFIELDS; i++)
+		db_bind_text(st, i + 1, row->val[i]);
+	sqlite3_bind_int(st, NFIELDS + 1, row->everconfirmed);
+	sqlite3_bind_int64(st, NFIELDS + 2, when);
+	sqlite3_bind_int(st, NFIELDS + 3, id);
+	return db_step_done(db, st);
+}
+
+struct update {
+	struct sa_req *r;
+	int bug;
+	bool privileged, owner;
+	struct json_object *changes;	/* borrowed: the answer's map */
+	bool commented;
+};
+
+static int record(struct update *u, const char *field, const char *removed,
+		  const char *added)
+{
+	struct json_object *c = json_object_new_object();
+
+	json_object_object_add(c, "removed", json_object_new_string(removed));
+	json_object_object_add(c, "added", json_object_new_string(added));
+	json_object_object_add(u->changes, field, c);
+	return sa_history_add(&u->r->st->db, u->bug, u->r->user.id, u->r->now, field,
+			      removed, added, 0);
+}
+
+static int set_field(struct update *u, struct bugrow *row, int f, const char *v)
+{
+	int ret;
+
+	if (!strcmp(row->val[f], v))
+		return 0;
+	ret = record(u, fields[f].name, row->val[f], v);
+	free(row->val[f]);
+	row->val[f] = strdup(v);
+	return ret;
+}
+
+static int update_status(struct update *u, struct bugrow *row)
+{
+	struct sa_req *r = u->r;
+	const char *want = sa_param(r, "status");
+	const char *res = sa_param(r, "resolution");
+	const char *from = row->val[F_STATUS];
+	char *to;
+	int ret = -1;
+
+	if (want && !ONE_OF(want, statuses))
+		return sa_error(r, 51, "There is no status named '%s'.", want);
+	to = strdup(want ? want : from);
+	if (strcmp(to, from)) {
+		bool allowed = transition_ok(from, to) && (u->privileged || u->owner);
+		if (allowed && !u->privileged && !strcmp(from, "UNCONFIRMED") &&
+		    is_open(to) && !can_confirm(&r->user))
+			allowed = false;
+		if (!allowed) {
+			sa_error(r, 123, "You are not allowed to change the bug status "
+				 "from %s to %s.", from, to);
+			goto out;
+		}
+	}
+	if (is_open(to)) {
+		if (res && *res) {
+			sa_error(r, 122, "You cannot set a resolution for open bugs.");
+			goto out;
+		}
+		res = "";
+	} else {
+		if (!res || !*res)
+			res = is_open(from) ? NULL : row->val[F_RESOLUTION];
+		if (!res || !*res) {
+			sa_error(r, 121, "A valid resolution is required to mark bugs "
+				 "as %s.", to);
+			goto out;
+		}
+		if (!ONE_OF(res, resolutions)) {
+			sa_error(r, 51, "There is no Resolution named '%s'.", res);
+			goto out;
+		}
+	}
+	if (strcmp(to, "UNCONFIRMED") && is_open(to))
+		row->everconfirmed = 1;
+	{
+		char *res_copy = strdup(res);
+		ret = set_field(u, row, F_STATUS, to) ||
+		      set_field(u, row, F_RESOLUTION, res_copy) ? -1 : 0;
+		free(res_copy);
+	}
+out:
+	free(to);
+	return ret;
+}
+
+static int update_fields(struct update *u, struct bugrow *row)
+{
+	struct sa_req *r = u->r;
+
+	for (int f = 0; f < NFIELDS; f++) {
+		const char *v;
+		if (f == F_STATUS || f == F_RESOLUTION)
+			continue;
+		if (!(v = sa_param(r, fields[f].name)) || !strcmp(v, row->val[f]))
+			continue;
+		if (!u->privileged && !u->owner)
+			return sa_error(r, 115, "You tried to change the %s field from %s "
+					"to %s, but only the assignee or reporter of the "
+					"bug, or a user with the required permissions may "
+					"change that field.", fields[f].display,
+					row->val[f], v);
+		if (f == F_SUMMARY && !*v)
+			return sa_error(r, 107, "You must enter a summary for this bug.");
+		if (f == F_PRODUCT && !sa_product_exists(&r->st->db, v))
+			return sa_error(r, 106, "Either the product '%s' does not exist or "
+					"you don't have access to it.", v);
+		if (set_field(u, row, f, v))
+			return -1;
+	}
+	if (!sa_component_exists(&r->st->db, row->val[F_PRODUCT], row->val[F_COMPONENT]))
+		return sa_error(r, 51, "There is no component named '%s' in the '%s' "
+				"product.", row->val[F_COMPONENT], row->val[F_PRODUCT]);
+	return 0;
+}
+
+/* {"add":[...],"remove":[...],"set":[...]} or a plain list (= set). */
+static struct json_object *op_list(struct sa_req *r, const char *param, const char *op)
+{
+	struct json_object *v, *sub, *out = json_object_new_array();
+
+	if (!json_object_object_get_ex(r->params, param, &v) || !v)
+		return out;
+	if (json_object_is_type(v, json_type_object)) {
+		if (!json_object_object_get_ex(v, op, &sub) || !sub)
+			return out;
+		v = sub;
+	} else if (strcmp(op, "set")) {
+		return out;
+	}
+	if (json_object_is_type(v, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			json_object_array_add(out, json_object_new_string(
+				json_object_get_string(json_object_array_get_idx(v, i))));
+	} else {
+		json_object_array_add(out, json_object_new_string(json_object_get_string(v)));
+	}
+	return out;
+}
+
+static bool has_op(struct sa_req *r, const char *param, const char *op)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(r->params, param, &v) || !v)
+		return false;
+	if (json_object_is_type(v, json_type_object))
+		return json_object_object_get_ex(v, op, NULL);
+	return !strcmp(op, "set");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorted, joined with ", ", as Bugzilla prints keyword changes. */
+static void join_sorted(struct json_object *list, struct buf *out)
+{
+	size_t n = json_object_array_length(list);
+	const char **v = calloc(n + 1, sizeof(*v));
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_object_get_string(json_object_array_get_idx(list, i));
+	qsort(v, n, sizeof(*v), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		buf_addf(out, "%s%s", i ? ", " : "", v[i]);
+	free(v);
+}
+
+static bool list_has(struct json_object *list, const char *s)
+{
+	for (size_t i = 0; i < json_object_array_length(list); i++)
+		if (!strcmp(json_object_get_string(json_object_array_get_idx(list, i)), s))
+			return true;
+	return false;
+}
+
+static int update_keywords(struct update *u)
+{
+	struct sa_req *r = u->r;
+	struct db *db = &r->st->db;
+	struct json_object *cur = json_object_new_array(), *want = NULL;
+	struct json_object *add = op_list(r, "keywords", "add");
+	struct json_object *del = op_list(r, "keywords", "remove");
+	struct json_object *set = op_list(r, "keywords", "set");
+	struct json_object *added = json_object_new_array();
+	struct json_object *removed = json_object_new_array();
+	struct json_object *all[] = { add, del, set };
+	struct buf a = BUF_INIT, d = BUF_INIT;
+	sqlite3_stmt *st = db_stmt(db, sql_keywords_of);
+	int ret = -1;
+
+	if (!st)
+		goto out;
+	sqlite3_bind_int(st, 1, u->bug);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		json_object_array_add(cur, json_object_new_string(db_col_text(st, 0)));
+	sqlite3_reset(st);
+	for (int l = 0; l < 3; l++)
+		for (size_t i = 0; i < json_object_array_length(all[l]); i++) {
+			const char *k = json_object_get_string(
+				json_object_array_get_idx(all[l], i));
+			if (!sa_keyword_exists(db, k)) {
+				sa_error(r, 51, "There is no keyword named '%s'. See the list "
+					 "of available keywords.", k);
+				goto out;
+			}
+		}
+	want = json_object_new_array();
+	{
+		struct json_object *base = has_op(r, "keywords", "set") ? set : cur;
+		for (size_t i = 0; i < json_object_array_length(base); i++)
+			if (!list_has(want, json_object_get_string(
+					json_object_array_get_idx(base, i))))
+				json_object_array_add(want, json_object_get(
+					json_object_array_get_idx(base, i)));
+	}
+	for (size_t i = 0; i < json_object_array_length(add); i++)
+		if (!list_has(want, json_object_get_string(json_object_array_get_idx(add, i))))
+			json_object_array_add(want, json_object_get(
+				json_object_array_get_idx(add, i)));
+	for (size_t i = 0; i < json_object_array_length(cur); i++) {
+		const char *k = json_object_get_string(json_object_array_get_idx(cur, i));
+		if (!list_has(want, k) || list_has(del, k))
+			json_object_array_add(removed, json_object_new_string(k));
+	}
+	for (size_t i = 0; i < json_object_array_length(want); i++) {
+		const char *k = json_object_get_string(json_object_array_get_idx(want, i));
+		if (!list_has(cur, k) && !list_has(del, k) && !list_has(added, k))
+			json_object_array_add(added, json_object_new_string(k));
+	}
+	if (!json_object_array_length(added) && !json_object_array_length(removed)) {
+		ret = 0;
+		goto out;
+	}
+	if (!u->privileged && !u->owner) {
+		join_sorted(cur, &d);
+		sa_error(r, 115, "You tried to change the Keywords field from %s to "
+			 "the new value, but only the assignee or reporter of the bug, "
+			 "or a user with the required permissions may change that field.",
+			 d.ptr);
+		goto out;
+	}
+	for (size_t i = 0; i < json_object_array_length(added); i++)
+		if (pair(db, sql_keyword_add, u->bug, json_object_get_string(
+				json_object_array_get_idx(added, i)), 0))
+			goto out;
+	for (size_t i = 0; i < json_object_array_length(removed); i++)
+		if (pair(db, sql_keyword_del, u->bug, json_object_get_string(
+				json_object_array_get_idx(removed, i)), 0))
+			goto out;
+	join_sorted(added, &a);
+	join_sorted(removed, &d);
+	ret = record(u, "keywords", d.ptr, a.ptr);
+out:
+	json_object_put(cur);
+	json_object_put(want);
+	json_object_put(add);
+	json_object_put(del);
+	json_object_put(set);
+	json_object_put(added);
+	json_object_put(removed);
+	buf_release(&a);
+	buf_release(&d);
+	return ret;
+}
+
+static int update_cc(struct update *u)
+{
+	struct sa_req *r = u->r;
+	struct db *db = &r->st->db;
+	struct json_object *lists[2] = { op_list(r, "cc", "add"), op_list(r, "cc", "remove") };
+	struct json_object *done[2] = { json_object_new_array(), json_object_new_array() };
+	struct buf a = BUF_INIT, d = BUF_INIT;
+	int ret = -1;
+
+	for (int l = 0; l < 2; l++)
+		for (size_t i = 0; i < json_object_array_length(lists[l]); i++) {
+			const char *login = json_object_get_string(
+				json_object_array_get_idx(lists[l], i));
+			sqlite3_stmt *st;
+			struct sa_user cc;
+			bool has;
+
+			if (sa_user_by_login(db, login, &cc)) {
+				sa_error(r, 504, "There is no user named '%s'. Either you "
+					 "mis-typed the name or that user has not yet "
+					 "registered for a Bugzilla account.", login);
+				goto out;
+			}
+			if (!(st = db_stmt(db, sql_cc_has)))
+				goto out;
+			sqlite3_bind_int(st, 1, u->bug);
+			sqlite3_bind_int(st, 2, cc.id);
+			has = sqlite3_step(st) == SQLITE_ROW;
+			sqlite3_reset(st);
+			if (has == (l == 0))
+				continue;
+			if (pair(db, l == 0 ? sql_cc_add : sql_cc_del, u->bug, NULL, cc.id))
+				goto out;
+			json_object_array_add(done[l], json_object_new_string(login));
+		}
+	ret = 0;
+	if (json_object_array_length(done[0]) || json_object_array_length(done[1])) {
+		join_sorted(done[0], &a);
+		join_sorted(done[1], &d);
+		ret = record(u, "cc", d.ptr, a.ptr);
+	}
+out:
+	for (int l = 0; l < 2; l++) {
+		json_object_put(lists[l]);
+		json_object_put(done[l]);
+	}
+	buf_release(&a);
+	buf_release(&d);
+	return ret;
+}
+
+static int update_comment(struct update *u)
+{
+	struct sa_req *r = u->r;
+	struct json_object *c, *body, *priv;
+	const char *text;
+	int cid;
+
+	if (!json_object_object_get_ex(r->params, "comment", &c) || !c)
+		return 0;
+	if (json_object_is_type(c, json_type_object)) {
+		if (!json_object_object_get_ex(c, "body", &body) || !body)
+			return 0;
+		text = json_object_get_string(body);
+	} else {
+		text = json_object_get_string(c);
+	}
+	if (!text || !*text)
+		return 0;
+	if (sa_comment_check(r, text))
+		return -1;
+	priv = json_object_is_type(c, json_type_object) ?
+		json_object_object_get(c, "is_private") : NULL;
+	u->commented = true;
+	return sa_comment_add(&r->st->db, u->bug, r->user.id, text,
+			      priv && json_object_get_boolean(priv), 0, r->now, &cid);
+}
+
+static int cmp_json_int(const void *a, const void *b)
+{
+	int x = json_object_get_int(*(struct json_object *const *)a);
+	int y = json_object_get_int(*(struct json_object *const *)b);
+
+	return (x > y) - (x < y);
+}
+
+/* Update one bug; adds its entry to list.  -1 with r's reply set. */
+static int update_one(struct sa_req *r, int id, struct json_object *list)
+{
+	struct update u = { .r = r, .bug = id };
+	struct json_object *e;
+	struct bugrow row;
+	struct sa_bug b;
+	int ret = -1;
+
+	if (sa_bug_check(r, id, &b))
+		return -1;
+	if (row_load(&r->st->db, id, &row)) {
+		sa_error(r, 101, "Bug #%d does not exist.", id);
+		return -1;
+	}
+	u.privileged = sa_can_edit(&r->user);
+	u.owner = r->user.id == b.creator || r->user.id == b.assigned_to;
+	u.changes = json_object_new_object();
+	e = json_object_new_object();
+	json_object_object_add(e, "id", json_object_new_int(id));
+	json_object_object_add(e, "alias", json_object_new_array());
+	json_object_object_add(e, "changes", u.changes);
+	json_object_array_add(list, e);
+	if (update_status(&u, &row) || update_fields(&u, &row) ||
+	    update_keywords(&u) || update_cc(&u) || update_comment(&u))
+		goto out;
+	if (json_object_object_length(u.changes) || u.commented) {
+		if (row_save(&r->st->db, id, &row, r->now))
+			goto out;
+		b.last_change_time = r->now;
+	}
+	json_object_object_add(e, "last_change_time", sa_time_json(b.last_change_time));
+	ret = 0;
+out:
+	if (ret && !r->reply)
+		sa_error(r, 32610, "The stand-in's database failed: %s",
+			 db_errmsg(&r->st->db));
+	row_release(&row);
+	return ret;
+}
+
+void sa_update_bug(struct sa_req *r, int id)
+{
+	struct db *db = &r->st->db;
+	struct json_object *ids = NULL, *list = NULL, *o;
+
+	if (sa_require_login(r))
+		return;
+	/* The path's id and any "ids", each once, in order. */
+	ids = json_object_new_array();
+	json_object_array_add(ids, json_object_new_int(id));
+	{
+		struct json_object *more = sa_param_list(r, "ids", true);
+		for (size_t i = 0; i < json_object_array_length(more); i++) {
+			const char *v = json_object_get_string(json_object_array_get_idx(more, i));
+			int bid = sa_bug_id(r, v);
+			bool dup = false;
+			if (bid < 0) {
+				json_object_put(more);
+				goto out;
+			}
+			for (size_t j = 0; j < json_object_array_length(ids); j++)
+				dup |= json_object_get_int(json_object_array_get_idx(ids, j)) == bid;
+			if (!dup)
+				json_object_array_add(ids, json_object_new_int(bid));
+		}
+		json_object_put(more);
+	}
+	json_object_array_sort(ids, cmp_json_int);
+	if (db_begin(db)) {
+		sa_error(r, 32610, "The stand-in's database failed: %s", db_errmsg(db));
+		goto out;
+	}
+	list = json_object_new_array();
+	for (size_t i = 0; i < json_object_array_length(ids); i++) {
+		if (update_one(r, json_object_get_int(json_object_array_get_idx(ids, i)),
+			       list)) {
+			db_rollback(db);
+			goto out;
+		}
+	}
+	if (db_commit(db)) {
+		db_rollback(db);
+		sa_error(r, 32610, "The stand-in's database failed: %s", db_errmsg(db));
+		goto out;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "bugs", list);
+	list = NULL;
+	sa_reply(r, 200, o);
+out:
+	json_object_put(list);
+	json_object_put(ids);
+}

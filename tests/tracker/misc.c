@@ -1,0 +1,227 @@
+/*
+ * misc: the small read-only calls: version, time, fields, valid_login, user.
+ */
+#include "standin.h"
+
+#include <string.h>
+
+void sa_get_version(struct sa_req *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "version", json_object_new_string("5.2"));
+	sa_reply(r, 200, o);
+}
+
+void sa_get_time(struct sa_req *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "db_time", sa_time_json(r->now));
+	json_object_object_add(o, "web_time", sa_time_json(r->now));
+	json_object_object_add(o, "web_time_utc", sa_time_json(r->now));
+	json_object_object_add(o, "tz_name", json_object_new_string("UTC"));
+	json_object_object_add(o, "tz_short_name", json_object_new_string("UTC"));
+	json_object_object_add(o, "tz_offset", json_object_new_string("+0000"));
+	sa_reply(r, 200, o);
+}
+
+/* The default workflow; the first row (no name) is "a new bug". */
+static const struct {
+	const char *name;
+	int sortkey;
+	bool open;
+	const char *to[4];
+} workflow[] = {
+	{ NULL, 0, true, { "UNCONFIRMED", "CONFIRMED", "IN_PROGRESS", NULL } },
+	{ "UNCONFIRMED", 100, true, { "CONFIRMED", "IN_PROGRESS", "RESOLVED", NULL } },
+	{ "CONFIRMED", 200, true, { "IN_PROGRESS", "RESOLVED", NULL } },
+	{ "IN_PROGRESS", 300, true, { "CONFIRMED", "RESOLVED", NULL } },
+	{ "RESOLVED", 400, false, { "UNCONFIRMED", "CONFIRMED", "VERIFIED", NULL } },
+	{ "VERIFIED", 500, false, { "UNCONFIRMED", "CONFIRMED", NULL } },
+};
+
+static const char *const resolution_values[] = {
+	"", "FIXED", "INVALID", "WONTFIX", "DUPLICATE", "WORKSFORME"
+};
+
+static struct json_object *value(const char *name, int sortkey)
+{
+	struct json_object *v = json_object_new_object();
+
+	json_object_object_add(v, "name", name ? json_object_new_string(name) : NULL);
+	json_object_object_add(v, "sortkey", json_object_new_int(sortkey));
+	json_object_object_add(v, "sort_key", json_object_new_int(sortkey));
+	json_object_object_add(v, "visibility_values", json_object_new_array());
+	return v;
+}
+
+static struct json_object *status_values(void)
+{
+	struct json_object *values = json_object_new_array();
+
+	for (size_t i = 0; i < sizeof(workflow) / sizeof(workflow[0]); i++) {
+		struct json_object *v = value(workflow[i].name, workflow[i].sortkey);
+		struct json_object *to = json_object_new_array();
+
+		for (int j = 0; j < 4 && workflow[i].to[j]; j++) {
+			struct json_object *t = json_object_new_object();
+			json_object_object_add(t, "name",
+					       json_object_new_string(workflow[i].to[j]));
+			json_object_object_add(t, "comment_required",
+					       json_object_new_boolean(0));
+			json_object_array_add(to, t);
+		}
+		json_object_object_add(v, "is_open", json_object_new_boolean(workflow[i].open));
+		json_object_object_add(v, "can_change_to", to);
+		json_object_array_add(values, v);
+	}
+	return values;
+}
+
+static struct json_object *resolution_list(bool names_only)
+{
+	struct json_object *values = json_object_new_array();
+
+	for (size_t i = 0; i < sizeof(resolution_values) / sizeof(resolution_values[0]); i++)
+		json_object_array_add(values, names_only ?
+			json_object_new_string(resolution_values[i]) :
+			value(resolution_values[i], (int)i * 100));
+	return values;
+}
+
+void sa_get_field(struct sa_req *r, const char *name, bool values_only)
+{
+	bool status = !strcmp(name, "bug_status") || !strcmp(name, "status");
+	bool resolution = !strcmp(name, "resolution");
+	struct json_object *o, *f, *fields, *names;
+
+	if (!status && !resolution) {
+		sa_error(r, 108, "'%s' is not a valid field name.", name);
+		return;
+	}
+	o = json_object_new_object();
+	if (values_only) {
+		if (resolution) {
+			names = resolution_list(true);
+		} else {
+			names = json_object_new_array();
+			for (size_t i = 1; i < sizeof(workflow) / sizeof(workflow[0]); i++)
+				json_object_array_add(names,
+					json_object_new_string(workflow[i].name));
+		}
+		json_object_object_add(o, "values", names);
+		sa_reply(r, 200, o);
+		return;
+	}
+	f = json_object_new_object();
+	json_object_object_add(f, "id", json_object_new_int(status ? 9 : 10));
+	json_object_object_add(f, "name", json_object_new_string(status ? "bug_status"
+									: "resolution"));
+	json_object_object_add(f, "display_name", json_object_new_string(
+				       status ? "Status" : "Resolution"));
+	json_object_object_add(f, "type", json_object_new_int(2));
+	json_object_object_add(f, "is_custom", json_object_new_boolean(0));
+	json_object_object_add(f, "is_mandatory", json_object_new_boolean(0));
+	json_object_object_add(f, "is_on_bug_entry", json_object_new_boolean(0));
+	json_object_object_add(f, "visibility_field", NULL);
+	json_object_object_add(f, "visibility_values", json_object_new_array());
+	json_object_object_add(f, "value_field", NULL);
+	json_object_object_add(f, "values", status ? status_values() : resolution_list(false));
+	fields = json_object_new_array();
+	json_object_array_add(fields, f);
+	json_object_object_add(o, "fields", fields);
+	sa_reply(r, 200, o);
+}
+
+void sa_valid_login(struct sa_req *r)
+{
+	const char *login = sa_param(r, "login");
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "result", json_object_new_boolean(
+		login && r->user.id && !strcmp(login, r->user.login)));
+	sa_reply(r, 200, o);
+}
+
+static const struct {
+	const char *name, *description;
+	int id;
+} group_info[] = {
+	{ "admin", "Administrators", 1 },
+	{ "editbugs", "Can edit all bug fields", 8 },
+	{ "canconfirm", "Can confirm a bug or mark it a duplicate", 9 },
+	{ "bz_canusewhines", "User can configure whine reports for self", 11 },
+	{ "kernel-security", "Embargoed kernel security bugs", 20 },
+};
+
+static struct json_object *user_json(struct sa_req *r, const struct sa_user *u)
+{
+	struct json_object *o = json_object_new_object(), *groups;
+
+	json_object_object_add(o, "id", json_object_new_int(u->id));
+	json_object_object_add(o, "name", json_object_new_string(u->login));
+	json_object_object_add(o, "real_name", json_object_new_string(u->real_name));
+	if (!r->user.id)
+		return o;
+	json_object_object_add(o, "email", json_object_new_string(u->login));
+	json_object_object_add(o, "can_login", json_object_new_boolean(1));
+	if (r->user.id != u->id && !sa_in_group(&r->user, "admin"))
+		return o;
+	json_object_object_add(o, "saved_searches", json_object_new_array());
+	json_object_object_add(o, "saved_reports", json_object_new_array());
+	groups = json_object_new_array();
+	for (size_t i = 0; i < sizeof(group_info) / sizeof(group_info[0]); i++) {
+		struct json_object *g;
+		if (!sa_in_group(u, group_info[i].name))
+			continue;
+		g = json_object_new_object();
+		json_object_object_add(g, "id", json_object_new_int(group_info[i].id));
+		json_object_object_add(g, "name", json_object_new_string(group_info[i].name));
+		json_object_object_add(g, "description",
+				       json_object_new_string(group_info[i].description));
+		json_object_array_add(groups, g);
+	}
+	json_object_object_add(o, "groups", groups);
+	return o;
+}
+
+void sa_get_user(struct sa_req *r)
+{
+	struct json_object *names = sa_param_list(r, "names", true);
+	struct json_object *ids = sa_param_list(r, "ids", true);
+	struct json_object *users = json_object_new_array(), *o;
+	struct sa_user u;
+
+	for (size_t i = 0; i < json_object_array_length(names); i++) {
+		const char *n = json_object_get_string(json_object_array_get_idx(names, i));
+		if (sa_user_by_login(&r->st->db, n, &u)) {
+			sa_error(r, 51, "There is no user named '%s'. Either you mis-typed "
+				 "the name or that user has not yet registered for a "
+				 "Bugzilla account.", n);
+			goto out;
+		}
+		json_object_array_add(users, user_json(r, &u));
+	}
+	for (size_t i = 0; i < json_object_array_length(ids); i++) {
+		int id = json_object_get_int(json_object_array_get_idx(ids, i));
+		if (!r->user.id) {
+			sa_error(r, 505, "Logged-out users cannot use the \"ids\" argument "
+				 "to this function to access any user information.");
+			goto out;
+		}
+		if (sa_user_by_id(&r->st->db, id, &u)) {
+			sa_error(r, 51, "There is no user with id %d.", id);
+			goto out;
+		}
+		json_object_array_add(users, user_json(r, &u));
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "users", users);
+	users = NULL;
+	sa_reply(r, 200, o);
+out:
+	json_object_put(users);
+	json_object_put(names);
+	json_object_put(ids);
+}
