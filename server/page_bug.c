@@ -186,7 +186,7 @@ static int comments(struct db *db, sqlite3_int64 id, struct timeline *tl)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		bool ours = sqlite3_column_int(st, 6);
 
-		buf_addf(&h, "<div class=\"event comment%s\"><span class=\"what\">%s #%d</span> by ",
+		buf_addf(&h, "<div class=\"event ev-comment%s\"><span class=\"what\">%s #%d</span> by ",
 			 ours ? " ours" : "", sqlite3_column_int(st, 1) ? "comment" : "description",
 			 sqlite3_column_int(st, 1));
 		html_txt(&h, db_col_text(st, 2));
@@ -235,7 +235,7 @@ static int candidates(struct db *db, sqlite3_int64 id, struct timeline *tl, stru
 		page_time(out, (time_t)sqlite3_column_int64(st, 7));
 		buf_addstr(out, "</td></tr>\n");
 
-		buf_addf(&h, "<div class=\"event candidate\"><span class=\"what\">candidate "
+		buf_addf(&h, "<div class=\"event ev-candidate\"><span class=\"what\">candidate "
 			 "<a href=\"#candidate-%lld\">#%lld</a></span> ", (long long)cid,
 			 (long long)cid);
 		html_txt(&h, db_col_text(st, 4));
@@ -328,7 +328,7 @@ static int job(struct db *db, sqlite3_stmt *st, struct timeline *tl, struct buf 
 	const char *state = db_col_text(st, 2), *verdict = db_col_text(st, 4);
 	struct buf h = BUF_INIT;
 
-	buf_addf(&h, "<div class=\"event job\"><span class=\"what\">job "
+	buf_addf(&h, "<div class=\"event ev-job\"><span class=\"what\">job "
 		 "<a href=\"/job/%lld\">%lld</a></span> queued (", (long long)jid, (long long)jid);
 	html_txt(&h, db_col_text(st, 1));
 	if (cand)
@@ -336,7 +336,7 @@ static int job(struct db *db, sqlite3_stmt *st, struct timeline *tl, struct buf 
 	buf_addstr(&h, ")</div>");
 	timeline_add(tl, (time_t)sqlite3_column_int64(st, 8), &h);
 	if (*verdict) {
-		buf_addf(&h, "<div class=\"event verdict\"><span class=\"what\">job "
+		buf_addf(&h, "<div class=\"event ev-verdict\"><span class=\"what\">job "
 			 "<a href=\"/job/%lld\">%lld</a></span> verdict ", (long long)jid,
 			 (long long)jid);
 		page_verdict(&h, verdict);
@@ -449,11 +449,11 @@ static int posts(struct db *db, sqlite3_int64 id, struct timeline *tl, struct bu
 		html_txt_cut(out, db_col_text(st, 7), 20000);
 		buf_addstr(out, "</pre></details></td></tr>\n");
 
-		buf_addstr(&h, "<div class=\"event post\"><span class=\"what\">we ");
-		buf_addstr(&h, sent ? "posted" : "queued");
-		buf_addstr(&h, " a ");
+		buf_addstr(&h, "<div class=\"event ev-post\"><span class=\"what\">our ");
 		html_txt(&h, kind);
-		buf_addstr(&h, "</span> (");
+		buf_addstr(&h, "</span> ");
+		buf_addstr(&h, sent ? "posted" : "queued");
+		buf_addstr(&h, " (");
 		html_txt(&h, state);
 		buf_addstr(&h, ")</div>");
 		timeline_add(tl, sent ? sent : (time_t)sqlite3_column_int64(st, 5), &h);

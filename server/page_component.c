@@ -168,7 +168,8 @@ int page_component(struct http_request *req, struct http_response *resp)
 
 int page_product(struct http_request *req, struct http_response *resp)
 {
-	const char *slash = strchr(req->rest, '/');
+	/* Products may contain '/' ("IO/Storage"), components do not. */
+	const char *slash = strrchr(req->rest, '/');
 	char *prod;
 	int ret;
 
