@@ -70,6 +70,9 @@ $(O)/obj/gen/schema.o: $(O)/gen/schema.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# The stylesheet is built into the binary (.incbin in page_static.c).
+$(O)/obj/server/page_static.o: web/style.css
+
 $(O)/libbugbridge.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
