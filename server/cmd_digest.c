@@ -148,21 +148,21 @@ int cmd_digest(int argc, char **argv)
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
-	if (digest_routes_load(&routes, &err)) {
+	if (app_open_db(&db, false, &err)) {
 		fprintf(stderr, "bugbridge: %s\n", err.ptr);
-		goto out_routes;
+		goto out;
+	}
+	if (digest_routes_load(&routes, &db, &err)) {
+		fprintf(stderr, "bugbridge: %s\n", err.ptr);
+		goto out_db;
 	}
 	if (!routes.n) {
 		fputs("bugbridge: no digest recipients: set [smtp] to or [smtp] lists\n", stderr);
-		goto out_routes;
+		goto out_db;
 	}
 	if (pick_route(&routes, list)) {
 		fprintf(stderr, "bugbridge: no digest goes to '%s'\n", list);
-		goto out_routes;
-	}
-	if (app_open_db(&db, false, &err)) {
-		fprintf(stderr, "bugbridge: %s\n", err.ptr);
-		goto out_routes;
+		goto out_db;
 	}
 	n_all = routes.n;
 	if (list)
@@ -170,8 +170,9 @@ int cmd_digest(int argc, char **argv)
 	ret = mode == 'n' ? digest_dry_run(&db, &routes, time(NULL))
 			  : digest_send_now(&db, &routes, time(NULL));
 	routes.n = n_all;
+out_db:
 	db_close(&db);
-out_routes:
+out:
 	digest_routes_release(&routes);
 	buf_release(&err);
 	return ret;

@@ -266,7 +266,7 @@ int digest_tick(struct db *db, time_t now, const volatile sig_atomic_t *stop)
 	int ret = 0;
 
 	if (strcmp(every, "never")) {
-		if (digest_routes_load(&routes, &err)) {
+		if (digest_routes_load(&routes, db, &err)) {
 			ret = error("digest: %s", err.ptr);
 			goto out;
 		}

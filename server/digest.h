@@ -29,6 +29,8 @@ struct digest_route {
 	bool all;		/* a default list ([smtp] to): every bug */
 	char **components;	/* "SCSI" or "IO/Storage:SCSI" */
 	int ncomponents;
+	sqlite3_int64 *bugs;	/* [smtp] use_maintainers: bugs whose owners */
+	int nbugs;		/* (bug_owners) name this list, sorted */
 };
 
 struct digest_routes {
@@ -38,11 +40,15 @@ struct digest_routes {
 
 #define DIGEST_ROUTES_INIT { NULL, 0 }
 
-/* Routes from [smtp] to and [smtp] lists; -1 with err on a malformed entry. */
-int digest_routes_load(struct digest_routes *r, struct buf *err);
+/*
+ * Routes from [smtp] to and [smtp] lists, and with [smtp] use_maintainers
+ * the L: lists triage stored in bug_owners for each bug; -1 with err on a
+ * malformed entry or a database error.
+ */
+int digest_routes_load(struct digest_routes *r, struct db *db, struct buf *err);
 void digest_routes_release(struct digest_routes *r);
-bool digest_route_covers(const struct digest_route *r, const char *product,
-			 const char *component);
+bool digest_route_covers(const struct digest_route *r, sqlite3_int64 bug,
+			 const char *product, const char *component);
 
 /* The period t falls in: "2026-12-03" (daily) or "2026-W49" (weekly), whose
  * digest is due at [digest] hour UTC of its first day. */

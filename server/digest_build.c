@@ -61,15 +61,13 @@ DB_SQL(sql_digest_results,
        " AND j.finished_at > ?1 AND j.finished_at <= ?2"
        " ORDER BY j.bug_id, j.id");
 
+/* Per bug, not GROUP BY: maintainer routes decide bug by bug. */
 DB_SQL(sql_digest_open,
-       "SELECT product, component, COUNT(*) FROM bugs WHERE is_open = 1"
-       " GROUP BY product, component");
+       "SELECT id, product, component FROM bugs WHERE is_open = 1");
 DB_SQL(sql_digest_opened,
-       "SELECT product, component, COUNT(*) FROM bugs" DIGEST_NEW_WHERE
-       " GROUP BY product, component");
+       "SELECT id, product, component FROM bugs" DIGEST_NEW_WHERE);
 DB_SQL(sql_digest_closed,
-       "SELECT product, component, COUNT(*) FROM bugs WHERE closed_time > ?1"
-       " GROUP BY product, component");
+       "SELECT id, product, component FROM bugs WHERE closed_time > ?1");
 
 void digest_init(struct digest *d)
 {
@@ -181,9 +179,11 @@ static void add_bug(struct digest_ctx *ctx, struct buf *out, sqlite3_stmt *st,
 	buf_addf(out, "\n    %s/show_bug.cgi?id=%lld\n", ctx->tracker.ptr, (long long)id);
 }
 
-static bool covers(const struct digest_ctx *ctx, sqlite3_stmt *st, int col)
+/* The row's bug (column id) and its product and component (columns col, col + 1). */
+static bool covers(const struct digest_ctx *ctx, sqlite3_stmt *st, int id, int col)
 {
-	return digest_route_covers(ctx->r, db_col_text(st, col), db_col_text(st, col + 1));
+	return digest_route_covers(ctx->r, sqlite3_column_int64(st, id),
+				   db_col_text(st, col), db_col_text(st, col + 1));
 }
 
 static void bind_new_window(const struct digest_ctx *ctx, sqlite3_stmt *st)
@@ -221,7 +221,7 @@ static int section_new(struct digest_ctx *ctx, struct buf *out, int *count)
 		return -1;
 	bind_new_window(ctx, st);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (!covers(ctx, st, 1))
+		if (!covers(ctx, st, 0, 1))
 			continue;
 		if (++*count <= DIGEST_MAX_ITEMS)
 			add_bug(ctx, out, st, "");
@@ -245,7 +245,7 @@ static int section_attention(struct digest_ctx *ctx, struct buf *out, int *count
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *reply = db_col_text(st, 6);
 
-		if (!covers(ctx, st, 1) || ++*count > DIGEST_MAX_ITEMS)
+		if (!covers(ctx, st, 0, 1) || ++*count > DIGEST_MAX_ITEMS)
 			continue;
 		buf_reset(&extra);
 		if (*reply) {
@@ -312,7 +312,7 @@ static int section_results(struct digest_ctx *ctx, struct buf *results, int *nre
 		bool no_bug = !sqlite3_column_int64(st, 1);
 
 		/* results on no bug go to the catch-all lists only */
-		if (no_bug ? !ctx->r->all : !covers(ctx, st, 6))
+		if (no_bug ? !ctx->r->all : !covers(ctx, st, 1, 6))
 			continue;
 		if (++*nresults <= DIGEST_MAX_ITEMS)
 			add_result(ctx, results, st);
@@ -326,7 +326,7 @@ static int section_results(struct digest_ctx *ctx, struct buf *results, int *nre
 
 enum count_bind { COUNT_ALL, COUNT_NEW, COUNT_SINCE };
 
-/* Sum a "product, component, count" query over the bugs this route covers. */
+/* Count the bugs of an "id, product, component" query this route covers. */
 static int count_covered(struct digest_ctx *ctx, const char *sql, enum count_bind bind,
 			 int *count)
 {
@@ -340,8 +340,8 @@ static int count_covered(struct digest_ctx *ctx, const char *sql, enum count_bin
 	else if (bind == COUNT_SINCE)
 		db_bind_text(st, 1, ctx->since_iso.ptr);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (covers(ctx, st, 0))
-			*count += sqlite3_column_int(st, 2);
+		if (covers(ctx, st, 0, 1))
+			(*count)++;
 	return step_end(ctx, st, rc);
 }
 

@@ -6,6 +6,11 @@
  * named in both hears about everything, once.  Each list gets its own
  * digest, recorded under its own (list, period), so lists never wait for
  * each other and a failure on one never resends another.
+ *
+ * With [smtp] use_maintainers, the lists MAINTAINERS gives for the files a
+ * bug's patches touch (and its traces name) also hear about that bug.
+ * Triage works those out (server/owners.c) and keeps them in bug_owners;
+ * we only read them.
  */
 #include "digest.h"
 #include "config.h"
@@ -67,7 +72,62 @@ static void route_name(struct digest_route *route)
 	route->name = buf_detach(&name, NULL);
 }
 
-int digest_routes_load(struct digest_routes *r, struct buf *err)
+DB_SQL(sql_route_owner_lists,
+       "SELECT DISTINCT address FROM bug_owners WHERE kind = 'list' ORDER BY address");
+DB_SQL(sql_route_owner_bugs,
+       "SELECT bug_id FROM bug_owners WHERE kind = 'list' AND address = ? ORDER BY bug_id");
+
+static int route_load_bugs(struct digest_route *route, struct db *db)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_route_owner_bugs);
+	int rc, alloc = 0;
+
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, route->list);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (route->nbugs == alloc) {
+			alloc = alloc ? 2 * alloc : 64;
+			route->bugs = realloc(route->bugs, alloc * sizeof(*route->bugs));
+			if (!route->bugs)
+				abort();
+		}
+		route->bugs[route->nbugs++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int routes_from_owners(struct digest_routes *r, struct db *db, struct buf *err)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_route_owner_lists);
+	int rc;
+
+	if (!st) {
+		buf_addf(err, "cannot read bug_owners: %s", db_errmsg(db));
+		return -1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *list = db_col_text(st, 0);
+
+		if (strchr(list, '@'))
+			route_add(r, list);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		buf_addf(err, "cannot read bug_owners: %s", db_errmsg(db));
+		return -1;
+	}
+	for (int i = 0; i < r->n; i++) {
+		if (route_load_bugs(&r->v[i], db)) {
+			buf_addf(err, "cannot read bug_owners: %s", db_errmsg(db));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int digest_routes_load(struct digest_routes *r, struct db *db, struct buf *err)
 {
 	char **to, **lists;
 	int nto, nlists, ret = -1;
@@ -91,6 +151,8 @@ int digest_routes_load(struct digest_routes *r, struct buf *err)
 			*--eq = '\0';
 		route_add_component(route_add(r, addr), lists[i]);
 	}
+	if (cfg_bool("smtp.use_maintainers") && routes_from_owners(r, db, err))
+		goto out;
 	for (int i = 0; i < r->n; i++)
 		route_name(&r->v[i]);
 	ret = 0;
@@ -106,6 +168,7 @@ void digest_routes_release(struct digest_routes *r)
 		for (int j = 0; j < r->v[i].ncomponents; j++)
 			free(r->v[i].components[j]);
 		free(r->v[i].components);
+		free(r->v[i].bugs);
 		free(r->v[i].list);
 		free(r->v[i].name);
 	}
@@ -114,12 +177,21 @@ void digest_routes_release(struct digest_routes *r)
 	r->n = 0;
 }
 
-bool digest_route_covers(const struct digest_route *r, const char *product,
-			 const char *component)
+static int cmp_id(const void *a, const void *b)
+{
+	sqlite3_int64 x = *(const sqlite3_int64 *)a, y = *(const sqlite3_int64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool digest_route_covers(const struct digest_route *r, sqlite3_int64 bug,
+			 const char *product, const char *component)
 {
 	size_t plen = strlen(product);
 
 	if (r->all)
+		return true;
+	if (r->nbugs && bsearch(&bug, r->bugs, r->nbugs, sizeof(*r->bugs), cmp_id))
 		return true;
 	for (int i = 0; i < r->ncomponents; i++) {
 		const char *c = r->components[i];
