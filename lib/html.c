@@ -24,11 +24,9 @@ static void escape_xml(struct buf *out, const char *s, size_t n)
 		case '"': rep = "&quot;"; break;
 		case '\'': rep = "&#39;"; break;
 		default:
-			if (c >= 0x20 || c == '\t' || c == '\n' || c == '\r')
+			if ((c >= 0x20 && c != 0x7f) || c == '\t' || c == '\n' || c == '\r')
 				continue;
-			if (c == 0x7f)
-				continue;
-			rep = "";
+			rep = "";	/* other control characters: dropped */
 			break;
 		}
 		buf_add(out, s + start, i - start);
