@@ -504,3 +504,64 @@ int bz_statuses(struct bz *bz, struct bz_status_list *out)
 	buf_release(&err);
 	return ret;
 }
+
+static size_t utf8_chars(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			n++;
+	return n;
+}
+
+/* Byte length of the longest prefix of s holding at most chars characters. */
+static size_t utf8_prefix(const char *s, size_t chars)
+{
+	size_t i = 0, n = 0;
+
+	while (s[i]) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && n++ == chars)
+			break;
+		i++;
+	}
+	return i;
+}
+
+void bz_comment_fit(const char *text, const char *keep, size_t max_chars, struct buf *out)
+{
+	static const char note[] = "\n\n[... cut by bugbridge to fit the tracker's limit;"
+				   " the full text is on the dashboard]\n\n";
+	const char *line = keep && *keep ? strstr(text, keep) : NULL;
+	size_t len = strlen(text), tail_len = 0, room, cut;
+	const char *tail = "";
+
+	buf_reset(out);
+	if (utf8_chars(text, len) <= max_chars) {
+		buf_add(out, text, len);
+		return;
+	}
+	if (line) {
+		/* the whole line holding the marker */
+		while (line > text && line[-1] != '\n')
+			line--;
+		tail = line;
+		tail_len = strcspn(line, "\n");
+	} else if (keep && *keep) {
+		tail = keep;
+		tail_len = strlen(keep);
+	}
+	room = max_chars - utf8_chars(note, sizeof(note) - 1) - utf8_chars(tail, tail_len) - 1;
+	cut = utf8_prefix(text, room);
+	/* prefer ending at a line boundary if one is near */
+	for (size_t i = cut; i > 0 && cut - i < 2000; i--) {
+		if (text[i - 1] == '\n') {
+			cut = i - 1;
+			break;
+		}
+	}
+	buf_add(out, text, cut);
+	buf_addstr(out, note);
+	buf_add(out, tail, tail_len);
+	buf_addch(out, '\n');
+}

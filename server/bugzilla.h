@@ -101,6 +101,9 @@ BZ_LIST(bz_attachment, bz_attachment_list);
 BZ_LIST(bz_status, bz_status_list);
 
 void bz_bug_list_release(struct bz_bug_list *l);
+/* A new zeroed item at the end (e.g. to move an item between lists). */
+struct bz_bug *bz_bug_list_push(struct bz_bug_list *l);
+struct bz_attachment *bz_attachment_list_push(struct bz_attachment_list *l);
 /* Free the items from n on. */
 void bz_bug_list_truncate(struct bz_bug_list *l, size_t n);
 void bz_comment_list_release(struct bz_comment_list *l);
@@ -150,6 +153,13 @@ int bz_comment_add(struct bz *bz, long bug_id, const char *text, long *comment_i
  * the api_key is added here.  No retry: the caller owns idempotency.
  */
 int bz_bug_update(struct bz *bz, long bug_id, const char *changes_json);
+/*
+ * Fit a comment into the tracker's limit of max_chars characters (Unicode
+ * code points, as Bugzilla counts them): if text is longer, cut it at a line
+ * (or character) boundary and append a note and the line holding `keep`
+ * (the marker), so the marker always survives.  out is reset first.
+ */
+void bz_comment_fit(const char *text, const char *keep, size_t max_chars, struct buf *out);
 /* GET /rest/field/bug/bug_status: every status with its is_open. */
 int bz_statuses(struct bz *bz, struct bz_status_list *out);
 

@@ -291,6 +291,16 @@ void bz_bug_list_release(struct bz_bug_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
+struct bz_bug *bz_bug_list_push(struct bz_bug_list *l)
+{
+	return LIST_PUSH(l);
+}
+
+struct bz_attachment *bz_attachment_list_push(struct bz_attachment_list *l)
+{
+	return LIST_PUSH(l);
+}
+
 void bz_bug_list_truncate(struct bz_bug_list *l, size_t n)
 {
 	while (l->n > n)

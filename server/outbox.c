@@ -1,11 +1,395 @@
-/* outbox: placeholder until its issue lands; see service.h for the contract. */
+/*
+ * outbox: outbox rows -> tracker comments and field updates, exactly once.
+ *
+ * The protocol, per row, in id order (and never past an unfinished earlier
+ * row of the same bug):
+ *
+ *   1. A row that was attempted before (attempts > 0: a timeout, a dropped
+ *      connection, a crash between POST and bookkeeping) may already have
+ *      landed.  Before writing again we read the bug's comments and look
+ *      for the row's marker (in a comment by [tracker] login, when set); if
+ *      it is there, the row is sent and we are done.
+ *   2. Mark the row 'sending' and attempts + 1, and COMMIT, before the
+ *      request: a crash from here on leaves a row that step 1 will check.
+ *   3. POST the comment (or PUT the update).  Success: 'sent' with the
+ *      tracker's comment id.
+ *
+ * Failures: a transport error, 5xx or a malformed answer may or may not
+ * have landed: back to step 1 after a backoff, up to [tracker] retries
+ * times, then the row waits ('pending', next_try) for a later flush.
+ * Credentials refused (306 bad key, 410 login required, 300-307): the row
+ * is 'held' and the WHOLE queue waits until the (url, key) fingerprint in
+ * the configuration changes (tracker_state.hold_*), because every other
+ * write would fail the same way.  Any other tracker error (a bug that is
+ * gone, an invalid field, no permission) is final: 'failed' with the
+ * tracker's message.
+ *
+ * Updates (PUT) set fields to values, which is idempotent, so they are
+ * resent without a marker check, unless they carry a comment.
+ *
+ * Test hook: BUGBRIDGE_TEST_CRASH_AFTER_POST=1 makes the process _exit(9)
+ * right after a successful POST/PUT, before any bookkeeping: the state a
+ * kill -9 at the worst moment leaves.  Integration tests use it.
+ */
+#include "bugzilla.h"
+#include "config.h"
 #include "log.h"
+#include "redact.h"
 #include "service.h"
+#include "sha256.h"
+
+#include <ctype.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BZ_MAX_COMMENT 65535
+
+DB_SQL(sql_outbox_next,
+       "SELECT id, kind, bug_id, marker, payload, attempts FROM outbox o"
+       " WHERE kind IN ('comment', 'update') AND state IN ('pending', 'sending')"
+       "  AND next_try <= strftime('%s', 'now') AND id > ?"
+       "  AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.bug_id = o.bug_id AND e.id < o.id"
+       "   AND e.kind IN ('comment', 'update') AND e.state IN ('pending', 'sending', 'held'))"
+       " ORDER BY id LIMIT 1");
+DB_SQL(sql_outbox_sending,
+       "UPDATE outbox SET state = 'sending', attempts = attempts + 1 WHERE id = ?");
+DB_SQL(sql_outbox_sent,
+       "UPDATE outbox SET state = 'sent', sent_at = strftime('%s', 'now'), remote_id = ?2,"
+       " last_error = NULL WHERE id = ?1");
+DB_SQL(sql_outbox_retry,
+       "UPDATE outbox SET state = 'pending', next_try = strftime('%s', 'now') + ?2,"
+       " last_error = ?3 WHERE id = ?1");
+DB_SQL(sql_outbox_final,
+       "UPDATE outbox SET state = ?2, last_error = ?3 WHERE id = ?1");
+DB_SQL(sql_outbox_hold_get,
+       "SELECT hold_config, hold_reason FROM tracker_state WHERE id = 1");
+DB_SQL(sql_outbox_hold_set,
+       "UPDATE tracker_state SET hold_config = ?, hold_reason = ?,"
+       " hold_since = strftime('%s', 'now') WHERE id = 1");
+DB_SQL(sql_outbox_hold_clear,
+       "UPDATE tracker_state SET hold_config = NULL, hold_reason = NULL, hold_since = NULL"
+       " WHERE id = 1");
+DB_SQL(sql_outbox_unhold,
+       "UPDATE outbox SET state = 'pending', next_try = 0 WHERE state = 'held'"
+       " AND kind IN ('comment', 'update')");
+
+struct row {
+	sqlite3_int64 id, bug_id;
+	char kind[16];
+	char *marker, *payload;
+	int attempts;
+};
+
+/* What to do after a row. */
+enum next { NEXT_ROW, STOP_FLUSH };
+
+struct poster {
+	struct db *db;
+	struct bz bz;
+	const volatile sig_atomic_t *stop;
+	char fingerprint[SHA256_HEX_LEN];
+	int retries;
+	long backoff_ms;
+};
+
+static void row_release(struct row *r)
+{
+	free(r->marker);
+	free(r->payload);
+}
+
+static int next_row(struct db *db, sqlite3_int64 after, struct row *r)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_outbox_next);
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, after);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return rc == SQLITE_DONE ? 0 : error("outbox: %s", db_errmsg(db));
+	}
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(st, 0);
+	snprintf(r->kind, sizeof(r->kind), "%s", db_col_text(st, 1));
+	r->bug_id = sqlite3_column_int64(st, 2);
+	r->marker = strdup(db_col_text(st, 3));
+	r->payload = strdup(db_col_text(st, 4));
+	r->attempts = sqlite3_column_int(st, 5);
+	sqlite3_reset(st);
+	if (!r->marker || !r->payload)
+		abort();
+	return 1;
+}
+
+static int set_state(struct db *db, const char *sql, sqlite3_int64 id, sqlite3_int64 num,
+		     const char *text)
+{
+	sqlite3_stmt *st = db_stmt(db, sql);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sql == sql_outbox_final)
+		db_bind_text(st, 2, num ? "held" : "failed");
+	else if (sql != sql_outbox_sending)
+		sqlite3_bind_int64(st, 2, num);
+	if (text)
+		db_bind_text(st, 3, text);
+	return db_step_done(db, st);
+}
+
+/* The (url, key) the hold belongs to; the key itself never leaves this hash. */
+static void config_fingerprint(const struct bz *bz, char hex[SHA256_HEX_LEN])
+{
+	struct buf s = BUF_INIT;
+
+	buf_addf(&s, "%s\n%s", bz->url, bz->api_key);
+	sha256_hex(s.ptr, s.len, hex);
+	memset(s.ptr, 0, s.len);
+	buf_release(&s);
+}
+
+/* true: the queue is held for this configuration; release it if the configuration changed. */
+static bool queue_held(struct poster *p)
+{
+	sqlite3_stmt *st = db_stmt(p->db, sql_outbox_hold_get);
+	bool held = false, stale = false;
+
+	if (!st)
+		return true;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		if (!strcmp(db_col_text(st, 0), p->fingerprint)) {
+			log_error("outbox: held since the tracker refused our credentials: %s;"
+				  " fix [tracker] api_key (or url) to release it",
+				  db_col_text(st, 1));
+			held = true;
+		} else {
+			stale = true;
+		}
+	}
+	sqlite3_reset(st);
+	if (stale) {
+		if (db_begin(p->db) || db_exec(p->db, sql_outbox_unhold) ||
+		    db_exec(p->db, sql_outbox_hold_clear) || db_commit(p->db)) {
+			db_rollback(p->db);
+			return true;
+		}
+		log_info("outbox: tracker configuration changed; held writes released");
+	}
+	return held;
+}
+
+static void hold_queue(struct poster *p, const struct row *r, const char *why)
+{
+	sqlite3_stmt *st;
+
+	log_error("outbox: the tracker refused our credentials: %s; holding every write"
+		  " until [tracker] api_key is fixed", why);
+	if (db_begin(p->db))
+		return;
+	st = db_stmt(p->db, sql_outbox_hold_set);
+	if (!st)
+		goto fail;
+	db_bind_text(st, 1, p->fingerprint);
+	db_bind_text(st, 2, why);
+	if (db_step_done(p->db, st) || set_state(p->db, sql_outbox_final, r->id, 1, why) ||
+	    db_commit(p->db))
+		goto fail;
+	return;
+fail:
+	db_rollback(p->db);
+}
+
+/* The marker as a whole token: "job 4" must not match "job 42". */
+static bool has_marker(const char *text, const char *marker)
+{
+	size_t n = strlen(marker);
+
+	for (const char *p = strstr(text, marker); p; p = strstr(p + 1, marker))
+		if (!isalnum((unsigned char)p[n]))
+			return true;
+	return false;
+}
+
+/* 1: the marker is on the bug (*comment_id set), 0: not, -1: could not tell. */
+static int marker_landed(struct poster *p, const struct row *r, long *comment_id)
+{
+	struct bz_comment_list cl = { 0 };
+	const char *login = cfg_str("tracker.login");
+	int ret = 0;
+
+	if (bz_comments(&p->bz, r->bug_id, NULL, &cl))
+		return -1;
+	for (size_t i = cl.n; i-- > 0;) {
+		if (*login && strcmp(cl.v[i].creator, login))
+			continue;	/* anyone can type a marker; only ours count */
+		if (has_marker(cl.v[i].text, r->marker)) {
+			*comment_id = cl.v[i].id;
+			ret = 1;
+			break;
+		}
+	}
+	bz_comment_list_release(&cl);
+	return ret;
+}
+
+static bool carries_comment(const struct row *r)
+{
+	json_object *o, *c = NULL;
+	bool yes;
+
+	if (!strcmp(r->kind, "comment"))
+		return true;
+	o = json_tokener_parse(r->payload);
+	yes = o && json_object_object_get_ex(o, "comment", &c);
+	json_object_put(o);
+	return yes;
+}
+
+static int send_row(struct poster *p, const struct row *r, long *remote_id)
+{
+	struct buf text = BUF_INIT;
+	int ret;
+
+	*remote_id = 0;
+	if (strcmp(r->kind, "comment"))
+		return bz_bug_update(&p->bz, r->bug_id, r->payload);
+	bz_comment_fit(r->payload, r->marker, BZ_MAX_COMMENT, &text);
+	ret = bz_comment_add(&p->bz, r->bug_id, text.ptr, remote_id);
+	buf_release(&text);
+	return ret;
+}
+
+static bool test_crash_hook(void)
+{
+	const char *v = getenv("BUGBRIDGE_TEST_CRASH_AFTER_POST");
+
+	return v && !strcmp(v, "1");
+}
+
+/* Sleep ms, waking early on stop; false if stopped. */
+static bool backoff(const struct poster *p, long ms)
+{
+	for (; ms > 0; ms -= 100) {
+		struct timespec ts = { 0, (ms < 100 ? ms : 100) * 1000000L };
+
+		if (p->stop && *p->stop)
+			return false;
+		nanosleep(&ts, NULL);
+	}
+	return !(p->stop && *p->stop);
+}
+
+/* A final answer from the tracker: held (credentials) or failed. */
+static enum next refused(struct poster *p, const struct row *r)
+{
+	if (p->bz.err == BZ_ERR_LOGIN) {
+		hold_queue(p, r, p->bz.errmsg.ptr);
+		return STOP_FLUSH;
+	}
+	log_error("outbox: %s for bug %lld ('%s') failed for good: %s", r->kind,
+		  (long long)r->bug_id, r->marker, p->bz.errmsg.ptr);
+	set_state(p->db, sql_outbox_final, r->id, 0, p->bz.errmsg.ptr);
+	return NEXT_ROW;
+}
+
+static enum next post_row(struct poster *p, struct row *r)
+{
+	bool check = carries_comment(r);
+
+	for (int try = 0;; try++) {
+		long remote_id = 0;
+		int landed = 0;
+
+		if (check && r->attempts > 0) {
+			landed = marker_landed(p, r, &remote_id);
+			if (landed < 0 && p->bz.err != BZ_ERR_LOGIN && p->bz.err != BZ_ERR_TRANSPORT &&
+			    p->bz.err != BZ_ERR_SERVER && p->bz.err != BZ_ERR_MALFORMED)
+				return refused(p, r);
+		}
+		if (landed > 0) {
+			log_info("outbox: %s for bug %lld ('%s') had already landed as comment %ld",
+				 r->kind, (long long)r->bug_id, r->marker, remote_id);
+			set_state(p->db, sql_outbox_sent, r->id, remote_id, NULL);
+			return NEXT_ROW;
+		}
+		if (landed == 0) {
+			if (set_state(p->db, sql_outbox_sending, r->id, 0, NULL))
+				return STOP_FLUSH;
+			r->attempts++;
+			if (!send_row(p, r, &remote_id)) {
+				if (test_crash_hook())
+					_exit(9);
+				log_info("outbox: %s for bug %lld ('%s') posted%s", r->kind,
+					 (long long)r->bug_id, r->marker, remote_id ? "" : " (update)");
+				set_state(p->db, sql_outbox_sent, r->id, remote_id, NULL);
+				return NEXT_ROW;
+			}
+		}
+		if (p->bz.err == BZ_ERR_LOGIN)
+			return refused(p, r);
+		if (p->bz.err != BZ_ERR_TRANSPORT && p->bz.err != BZ_ERR_SERVER &&
+		    p->bz.err != BZ_ERR_MALFORMED)
+			return refused(p, r);
+		/* may or may not have landed: check again before the next try */
+		if (try >= p->retries || !backoff(p, httpc_backoff_ms(p->backoff_ms, try))) {
+			long wait = httpc_backoff_ms(p->backoff_ms * 2, r->attempts) / 1000;
+
+			log_warn("outbox: %s for bug %lld ('%s') not posted yet: %s; next try in %lds",
+				 r->kind, (long long)r->bug_id, r->marker, p->bz.errmsg.ptr, wait);
+			set_state(p->db, sql_outbox_retry, r->id, wait, p->bz.errmsg.ptr);
+			return STOP_FLUSH;
+		}
+		log_info("outbox: %s for bug %lld: %s; retrying", r->kind,
+			 (long long)r->bug_id, p->bz.errmsg.ptr);
+	}
+}
 
 int outbox_flush(struct db *db, const volatile sig_atomic_t *stop)
 {
-	(void)db;
-	(void)stop;
-	log_debug("outbox: not built yet");
-	return 0;
+	struct poster p = { .db = db, .stop = stop };
+	struct buf err = BUF_INIT;
+	sqlite3_int64 after = 0;
+	struct row r;
+	int rc, ret = -1;
+
+	p.retries = (int)cfg_int("tracker.retries");
+	p.backoff_ms = cfg_int("tracker.backoff_ms");
+	if (bz_init_config(&p.bz, stop, &err)) {
+		redact_buf(&err);
+		log_error("outbox: %s", err.ptr);
+		buf_release(&err);
+		return -1;
+	}
+	config_fingerprint(&p.bz, p.fingerprint);
+	if (queue_held(&p)) {
+		ret = 0;
+		goto out;
+	}
+	while (!(stop && *stop) && (rc = next_row(db, after, &r)) > 0) {
+		enum next n;
+
+		if (!r.bug_id) {
+			set_state(db, sql_outbox_final, r.id, 0, "no bug to write to");
+			n = NEXT_ROW;
+		} else {
+			n = post_row(&p, &r);
+		}
+		after = r.id;
+		row_release(&r);
+		if (n == STOP_FLUSH)
+			break;
+	}
+	ret = 0;
+out:
+	bz_release(&p.bz);
+	buf_release(&err);
+	return ret;
 }

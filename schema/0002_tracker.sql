@@ -1,0 +1,18 @@
+-- 0002_tracker: what the poller and the poster remember about the tracker.
+--
+-- url/version: the base URL whose GET /rest/version said it is a Bugzilla,
+-- so that the check costs a request only when the URL changes (a no-change
+-- poll stays one request).  watch: a fingerprint of the watch settings the
+-- poll cursor belongs to; when they change, the next poll is a full one.
+-- hold_*: set when the tracker refused our credentials (codes 306, 410):
+-- the whole outbox waits until the (url, key) fingerprint changes.
+CREATE TABLE tracker_state (
+	id          INTEGER PRIMARY KEY CHECK (id = 1),
+	url         TEXT,
+	version     TEXT,
+	watch       TEXT,
+	hold_config TEXT,
+	hold_reason TEXT,
+	hold_since  INTEGER
+);
+INSERT INTO tracker_state (id) VALUES (1);

@@ -1,0 +1,31 @@
+/*
+ * candidates: where a poll becomes a job.
+ *
+ * Each attachment or comment the poller stores is offered here.  A
+ * candidate is:
+ *   - an attachment flagged is_patch and not obsolete;
+ *   - a text attachment (text/..., or named .patch/.diff/.txt/.mbox) that
+ *     parses as a unified diff or an mbox of patches (lib/patch.h);
+ *   - a diff pasted inline in a comment that is not ours and not the
+ *     auto-comment of an attachment.
+ * Its identity is the sha256 of the normalised patch (patch_normalise), so
+ * the same change attached twice, or attached and pasted, is one candidate
+ * (UNIQUE (bug_id, sha256)).  A new candidate queues one job (with a
+ * baseline run) through job_enqueue(), in the caller's transaction.
+ */
+#ifndef BB_CANDIDATES_H
+#define BB_CANDIDATES_H
+
+#include <stdbool.h>
+#include "bugzilla.h"
+#include "db.h"
+
+/* *created is set to true when a new candidate and its job were added. */
+int candidate_from_attachment(struct db *db, const struct bz_attachment *a, bool *created);
+int candidate_from_comment(struct db *db, const struct bz_comment *c, bool is_ours,
+			   bool *created);
+
+/* Is this attachment one we look at as text? (content type or file name) */
+bool candidate_textual(const char *content_type, const char *file_name);
+
+#endif
