@@ -33,7 +33,7 @@ DB_SQL(sql_dup_matches,
        " WHERE s.job_id = ? AND (s.variant = 'baseline' OR IFNULL(j.change, '') <> 'PASS->FAIL')"
        " GROUP BY s.hash, o.bug_id ORDER BY o.bug_id LIMIT 20");
 DB_SQL(sql_dup_bug, "SELECT IFNULL(bug_id, 0) FROM jobs WHERE id = ?");
-DB_SQL(sql_dup_state, "SELECT triage_state, IFNULL(duplicate_of, 0) FROM bugs WHERE id = ?");
+DB_SQL(sql_dup_state, "SELECT triage_state FROM bugs WHERE id = ?");
 
 struct dup_sig {
 	char *kind, *title, *frames;
@@ -88,12 +88,11 @@ static int post_link(struct db *db, sqlite3_int64 bug, sqlite3_int64 other, bool
 	return ret;
 }
 
-/* newer becomes a duplicate of older unless it already is someone's. */
+/* newer becomes a duplicate of older unless it already is one (of older or another). */
 static int mark_pair(struct db *db, sqlite3_int64 older, sqlite3_int64 newer,
 		     sqlite3_int64 cause_job, bool *marked)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_dup_state);
-	sqlite3_int64 dup_of = 0;
 	bool is_dup = false;
 
 	*marked = false;
@@ -102,14 +101,11 @@ static int mark_pair(struct db *db, sqlite3_int64 older, sqlite3_int64 newer,
 	sqlite3_bind_int64(st, 1, newer);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		is_dup = !strcmp(db_col_text(st, 0), "duplicate");
-		dup_of = sqlite3_column_int64(st, 1);
 	}
 	sqlite3_reset(st);
-	if (is_dup && dup_of != older)
-		return 0;	/* linked elsewhere already (or by a human) */
-	*marked = true;
 	if (is_dup)
-		return 0;
+		return 0;	/* linked already: this pair's comments are queued, or another's */
+	*marked = true;
 	return triage_set_state(db, newer, TRIAGE_DUPLICATE, cause_job, older);
 }
 
