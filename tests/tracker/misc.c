@@ -147,11 +147,11 @@ void sa_valid_login(struct sa_req *r)
 static const struct {
 	const char *name, *description;
 	int id;
-} group_info[] = {
+} group_info[] = {	/* by name, as Bugzilla lists them */
 	{ "admin", "Administrators", 1 },
-	{ "editbugs", "Can edit all bug fields", 8 },
-	{ "canconfirm", "Can confirm a bug or mark it a duplicate", 9 },
 	{ "bz_canusewhines", "User can configure whine reports for self", 11 },
+	{ "canconfirm", "Can confirm a bug or mark it a duplicate", 9 },
+	{ "editbugs", "Can edit all bug fields", 8 },
 	{ "kernel-security", "Embargoed kernel security bugs", 20 },
 };
 
