@@ -183,8 +183,12 @@ static int post_result(struct db *db, const struct bs_job *root, const struct bs
 	triage_job_url(root->id, &text);
 	buf_addf(&text, "\n\n%s\n", marker.ptr);
 	ret = outbox_add(db, "comment", root->bug_id, root->id, marker.ptr, text.ptr);
-	if (!ret)
-		log_info("bisect: job %lld: %s", (long long)root->id, text.ptr);
+	if (!ret && s->stuck)
+		log_info("bisect: job %lld: stopped at patches 1-%d", (long long)root->id,
+			 s->stuck_at);
+	else if (!ret)
+		log_info("bisect: job %lld: patch %d/%d introduces the failure (%d runs)",
+			 (long long)root->id, s->bad, root->series_len, s->steps);
 	buf_release(&text);
 	buf_release(&marker);
 	buf_release(&subject);

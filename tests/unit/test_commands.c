@@ -1,0 +1,187 @@
+/*
+ * Unit tests for commands in tracker comments: what counts as a command
+ * (quoted lines never do), the allowlist, and comment_cmd_run() on a
+ * migrated database: executed once, refused once, ignored when quoted.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "db.h"
+#include "triage.h"
+
+static volatile sig_atomic_t no_stop;
+
+static void use_config(const char *text)
+{
+	struct config *old = (struct config *)cfg;
+	struct config c;
+	struct buf err = BUF_INIT;
+
+	config_init(&c);
+	if (config_parse(&c, text, "test.conf", &err))
+		fail_msg("config: %s", err.ptr);
+	config_install(&c);
+	if (old) {
+		config_release(old);
+		free(old);
+	}
+	buf_release(&err);
+}
+
+static void test_parse(void **state)
+{
+	struct comment_cmd c[8];
+
+	(void)state;
+	assert_int_equal(comment_cmd_parse("bugbridge: test 301", c, 8), 1);
+	assert_int_equal(c[0].kind, COMMENT_CMD_TEST);
+	assert_int_equal(c[0].attachment_id, 301);
+	assert_int_equal(comment_cmd_parse("Please try this.\n\n  BugBridge:  bisect #77  \r\n",
+					   c, 8), 1);
+	assert_int_equal(c[0].kind, COMMENT_CMD_BISECT);
+	assert_int_equal(c[0].attachment_id, 77);
+	assert_int_equal(comment_cmd_parse("bugbridge: retest\nbugbridge: ignore", c, 8), 2);
+	assert_int_equal(c[0].kind, COMMENT_CMD_RETEST);
+	assert_int_equal(c[1].kind, COMMENT_CMD_IGNORE);
+
+	/* quoted, in prose, malformed: not commands */
+	assert_int_equal(comment_cmd_parse("> bugbridge: test 301", c, 8), 0);
+	assert_int_equal(comment_cmd_parse("  >> bugbridge: retest", c, 8), 0);
+	assert_int_equal(comment_cmd_parse("I said bugbridge: retest yesterday", c, 8), 0);
+	assert_int_equal(comment_cmd_parse("bugbridge: test", c, 8), 0);
+	assert_int_equal(comment_cmd_parse("bugbridge: test 0", c, 8), 0);
+	assert_int_equal(comment_cmd_parse("bugbridge: test 12 and 13", c, 8), 0);
+	assert_int_equal(comment_cmd_parse("bugbridge: retest please", c, 8), 0);
+	assert_int_equal(comment_cmd_parse("bugbridge: testing 1", c, 8), 0);
+	assert_int_equal(comment_cmd_parse("bugbridge-result: job 42", c, 8), 0);
+	assert_int_equal(comment_cmd_parse("", c, 8), 0);
+	/* at most max */
+	assert_int_equal(comment_cmd_parse("bugbridge: retest\nbugbridge: retest\n"
+					   "bugbridge: retest", c, 2), 2);
+}
+
+static void test_allowlist(void **state)
+{
+	(void)state;
+	use_config("[triage]\nallow_commands = jejb@linux.ibm.com, Martin.Petersen@oracle.com\n");
+	assert_true(comment_cmd_allowed("jejb@linux.ibm.com"));
+	assert_true(comment_cmd_allowed("martin.petersen@oracle.com"));
+	assert_false(comment_cmd_allowed("mallory@example.org"));
+	assert_false(comment_cmd_allowed(""));
+	use_config("");
+	assert_false(comment_cmd_allowed("jejb@linux.ibm.com"));
+}
+
+static void exec(struct db *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("sql failed: %s: %s", msg, sql);
+}
+
+static long long count(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	long long n = -1;
+
+	assert_int_equal(sqlite3_prepare_v2(db->h, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+static const char patch[] =
+	"From: Dev <dev@example.org>\n"
+	"Subject: [PATCH] scsi: sr: fix capacity\n"
+	"\n"
+	"---\n"
+	"--- a/drivers/scsi/sr.c\n"
+	"+++ b/drivers/scsi/sr.c\n"
+	"@@ -1,2 +1,2 @@\n"
+	" a\n"
+	"-b\n"
+	"+c\n";
+
+static void test_run_once(void **state)
+{
+	struct buf err = BUF_INIT;
+	struct db db;
+	sqlite3_stmt *st;
+	int applied;
+
+	(void)state;
+	use_config("[triage]\nallow_commands = maint@example.org\n"
+		   "[tracker]\nlogin = bot@example.org\n");
+	assert_int_equal(db_open(&db, ":memory:", &err), 0);
+	assert_int_equal(db_migrate(&db, &applied, &err), 0);
+	exec(&db, "INSERT INTO bugs (id) VALUES (9370);"
+		  "INSERT INTO comments (id, bug_id, author, text) VALUES"
+		  " (1, 9370, 'maint@example.org', 'Looks right.\nbugbridge: test 301\n'),"
+		  " (2, 9370, 'mallory@example.org', 'bugbridge: retest'),"
+		  " (3, 9370, 'maint@example.org', 'You wrote:\n> bugbridge: test 301\nok'),"
+		  " (4, 9370, 'bot@example.org', 'bugbridge: retest'),"
+		  " (5, 9370, 'maint@example.org', 'bugbridge: test 999'),"
+		  " (6, 9370, 'mallory@example.org', 'just words');");
+	assert_int_equal(sqlite3_prepare_v2(db.h, "INSERT INTO attachments (id, bug_id, file_name,"
+		" is_patch, data) VALUES (301, 9370, 'sr-fix.patch', 1, ?)", -1, &st, NULL), 0);
+	sqlite3_bind_blob(st, 1, patch, sizeof(patch) - 1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+
+	assert_int_equal(comment_cmd_run(&db, &no_stop), 0);
+	/* executed: one test job of attachment 301 with a baseline */
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM jobs j JOIN candidates c"
+			       " ON c.id = j.candidate_id WHERE c.source_id = 301"
+			       " AND j.kind = 'test' AND j.with_baseline = 1"), 1);
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM jobs"), 1);
+	/* refused once, for the account that is not allowed */
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox"
+			       " WHERE marker = 'bugbridge-refused: comment 2'"), 1);
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox WHERE marker LIKE"
+			       " 'bugbridge-refused:%'"), 1);
+	/* an attachment that is not there is answered, not queued */
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox"
+			       " WHERE marker = 'bugbridge-cmd: comment 5'"), 1);
+	/* every human comment is handled; ours are not even looked at */
+	assert_int_equal(count(&db, "SELECT group_concat(id) FROM comments WHERE handled = 0"), 4);
+
+	/* a second run does nothing more */
+	assert_int_equal(comment_cmd_run(&db, &no_stop), 0);
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM jobs"), 1);
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox"), 2);
+
+	/* retest re-runs the latest patch job; ignore stops the bug */
+	exec(&db, "INSERT INTO comments (id, bug_id, author, text) VALUES"
+		  " (7, 9370, 'maint@example.org', 'bugbridge: retest'),"
+		  " (8, 9370, 'maint@example.org', 'bugbridge: ignore');");
+	assert_int_equal(comment_cmd_run(&db, &no_stop), 0);
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM jobs WHERE kind = 'retest'"
+			       " AND parent_id = 1"), 1);
+	assert_int_equal(count(&db, "SELECT ignored FROM bugs WHERE id = 9370"), 1);
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM jobs WHERE state = 'queued'"), 0);
+	db_close(&db);
+	buf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_allowlist),
+		cmocka_unit_test(test_run_once),
+	};
+	int rc;
+
+	use_config("");
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	config_release((struct config *)cfg);
+	free((void *)cfg);
+	return rc;
+}
