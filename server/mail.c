@@ -198,16 +198,18 @@ static void add_base64(struct buf *out, const unsigned char *s, size_t len)
 }
 
 /*
- * RFC 2047 encoded-words, each at most 75 characters (45 bytes of text ->
- * 60 of base64 + 12 of wrapping), split only between characters, one per
- * folded line.
+ * RFC 2047 encoded-words, one per folded line, each line within 76
+ * characters (so each word within 75), split only between characters.
+ * col is where the first word starts (after "Subject: ").
  */
-static void add_encoded_words(struct buf *out, const char *s)
+static void add_encoded_words(struct buf *out, const char *s, size_t col)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	bool first = true;
 
 	while (*p) {
+		/* bytes of text whose base64 fits the line after "=?UTF-8?B?" "?=" */
+		size_t room = col + 12 < 76 ? (76 - col - 12) / 4 * 3 : 3;
 		size_t chunk = 0;
 
 		while (p[chunk]) {
@@ -215,7 +217,7 @@ static void add_encoded_words(struct buf *out, const char *s)
 
 			while ((p[chunk + n] & 0xc0) == 0x80)
 				n++;
-			if (chunk + n > 45)
+			if (chunk + n > room && chunk)
 				break;
 			chunk += n;
 		}
@@ -226,6 +228,7 @@ static void add_encoded_words(struct buf *out, const char *s)
 		buf_addstr(out, "?=");
 		p += chunk;
 		first = false;
+		col = 1;
 	}
 }
 
@@ -266,7 +269,7 @@ void mail_add_header(struct buf *out, const char *name, const char *value)
 	mail_clean_text(&clean, value);
 	buf_addf(out, "%s: ", name);
 	if (needs_encoding(clean.ptr))
-		add_encoded_words(out, clean.ptr);
+		add_encoded_words(out, clean.ptr, strlen(name) + 2);
 	else
 		add_folded(out, clean.ptr, strlen(name) + 2);
 	buf_addstr(out, "\r\n");
