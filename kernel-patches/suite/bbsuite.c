@@ -1,0 +1,258 @@
+/*
+ * bbsuite.c: the test table, KTAP output and the kernel-log bookkeeping.
+ *
+ * Output is KTAP version 1 on stdout (the serial console):
+ *   KTAP version 1
+ *   1..N
+ *   # diagnostics of test 1 ...
+ *   ok 1 sd-read-verify
+ *   not ok 7 sr-capacity # size 256 -> 0 sectors; kernel log: attempt to ...
+ * Diagnostics precede the result line they belong to, as in the kernel's
+ * own KTAP.  The console log level is lowered to 1 while the suite runs so
+ * that kernel messages do not tear KTAP lines; the lines that matter are
+ * quoted as diagnostics instead (the full log stays in /dev/kmsg).
+ *
+ * Every test runs in a kernel-log window: if the kernel logged a failure
+ * (Oops, BUG, WARNING, KASAN, hung task, "attempt to access beyond end of
+ * device") while it ran, the test is not ok and the line is quoted.  The last
+ * test, kernel-log-clean, looks at the whole boot except the windows of tests
+ * already reported not ok for such a line, so one kernel failure is reported
+ * once, by the test that provoked it.
+ *
+ * Selection: "bbsuite.only=NAME" on the kernel command line runs only the
+ * test NAME, or every test named NAME-* (bbsuite.only=lying-device).
+ */
+#include "bbsuite.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/klog.h>
+#include <time.h>
+#include <unistd.h>
+
+struct test {
+	const char *name;
+	int (*fn)(void);
+};
+
+static int t_kernel_log_clean(void);
+
+/* The order is part of the interface: tests that read error messages come
+ * before the ones that produce many (the block layer ratelimits its error
+ * lines), sd-stress and kernel-log-clean come last. */
+static const struct test tests[] = {
+	{ "sd-read-verify", t_sd_read_verify },
+	{ "sd-medium-error", t_sd_medium_error },
+	{ "sd-recovered-error", t_sd_recovered_error },
+	{ "sd-sgio", t_sd_sgio },
+	{ "sr-read", t_sr_read },
+	{ "sr-medium-error", t_sr_medium_error },
+	{ "sr-capacity", t_sr_capacity },
+	{ "sd-end-of-device", t_sd_end_of_device },
+	{ "lying-device-lba-outside", t_lying_lba_outside },
+	{ "lying-device-unaligned-resid", t_lying_unaligned_resid },
+	{ "lying-device-short-resid", t_lying_short_resid },
+	{ "lying-device-medium-no-data", t_lying_medium_no_data },
+	{ "lying-device-deferred-sense", t_lying_deferred_sense },
+	{ "lying-device-descriptor-sense", t_lying_descriptor_sense },
+	{ "lying-device-sr-info-outside", t_lying_sr_info_outside },
+	{ "sd-timeout-eh", t_sd_timeout_eh },
+	{ "sd-stress", t_sd_stress },
+	{ "kernel-log-clean", t_kernel_log_clean },
+};
+#define NTESTS (sizeof(tests) / sizeof(tests[0]))
+
+static char reason[512];
+
+/* Windows [start, end) of kmsg records of tests reported not ok for a bad
+ * kernel line; kernel-log-clean skips them. */
+static struct { size_t start, end; } charged[NTESTS];
+static size_t ncharged;
+
+void diag(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	for (char *p = line; *p; p++)	/* one diagnostic, one line */
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	printf("# %s\n", line);
+}
+
+int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	char msg[sizeof(reason)];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	for (char *p = msg; *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '#')
+			*p = ' ';
+	diag("%s", msg);
+	if (!reason[0])		/* the first reason is the verdict's */
+		snprintf(reason, sizeof(reason), "%s", msg);
+	return -1;
+}
+
+static int t_kernel_log_clean(void)
+{
+	size_t n = kmsg_mark(), bad = 0, checked = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *l = kmsg_line(i);
+		bool skip = false;
+
+		for (size_t c = 0; c < ncharged; c++)
+			if (i >= charged[c].start && i < charged[c].end)
+				skip = true;
+		if (skip)
+			continue;
+		checked++;
+		if (!kmsg_is_bad(l))
+			continue;
+		if (bad++ < 8)
+			diag("kernel: %s", l);
+	}
+	diag("%zu kernel log records, %zu outside failed tests' windows checked",
+	     n, checked);
+	if (bad)
+		return fail("%zu kernel failure line(s) in the boot log", bad);
+	return 0;
+}
+
+/* bbsuite.only= from /proc/cmdline, or NULL. */
+static char *cmdline_only(void)
+{
+	static char buf[4096];
+	char *p, *end;
+	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	p = strstr(buf, "bbsuite.only=");
+	if (!p)
+		return NULL;
+	p += strlen("bbsuite.only=");
+	end = p + strcspn(p, " \t\n");
+	*end = '\0';
+	return p;
+}
+
+static bool selected(const char *name, const char *only)
+{
+	size_t l;
+
+	if (!only)
+		return true;
+	if (!strcmp(name, only))
+		return true;
+	l = strlen(only);
+	return !strncmp(name, only, l) && name[l] == '-';
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void reset_devices(void)
+{
+	if (dev_node(ROLE_SDEBUG))
+		sdebug_set(0, 0);
+	if (dev_node(ROLE_BBDISK))
+		bbtest_clear();
+}
+
+int main(int argc, char **argv)
+{
+	const char *only = argc > 1 ? argv[1] : cmdline_only();
+	const struct test *run[NTESTS];
+	size_t nrun = 0, nfail = 0;
+	double t0 = now();
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	klogctl(8, NULL, 1);	/* SYSLOG_ACTION_CONSOLE_LEVEL: KTAP stays whole */
+	kmsg_open();
+	dev_scan();
+
+	for (size_t i = 0; i < NTESTS; i++)
+		if (selected(tests[i].name, only))
+			run[nrun++] = &tests[i];
+
+	printf("KTAP version 1\n");
+	if (only)
+		printf("# bbsuite.only=%s\n", only);
+	printf("1..%zu\n", nrun);
+	for (size_t i = 0; i < nrun; i++) {
+		size_t mark = kmsg_mark(), end, nbad = 0;
+		const char *firstbad = NULL;
+		double t = now();
+		int ret;
+
+		reason[0] = '\0';
+		reset_devices();
+		ret = run[i]->fn();
+		reset_devices();
+		end = kmsg_mark();
+		if (run[i]->fn != t_kernel_log_clean) {
+			for (size_t k = mark; k < end; k++) {
+				if (!kmsg_is_bad(kmsg_line(k)))
+					continue;
+				if (nbad++ < 4)
+					diag("kernel: %s", kmsg_line(k));
+				if (!firstbad)
+					firstbad = kmsg_line(k);
+			}
+		}
+		if (firstbad && strstr(reason, firstbad)) {
+			charged[ncharged].start = mark;
+			charged[ncharged].end = end;
+			ncharged++;
+			ret = -1;
+		} else if (firstbad) {
+			char r[sizeof(reason)];
+
+			snprintf(r, sizeof(r), "%s%skernel log: %.200s", reason,
+				 reason[0] ? "; " : "", firstbad);
+			snprintf(reason, sizeof(reason), "%s", r);
+			charged[ncharged].start = mark;
+			charged[ncharged].end = end;
+			ncharged++;
+			ret = -1;
+		}
+		diag("%s took %.2f s", run[i]->name, now() - t);
+		if (ret == 0) {
+			printf("ok %zu %s\n", i + 1, run[i]->name);
+		} else {
+			for (char *p = reason; *p; p++)
+				if (*p == '#')
+					*p = ' ';
+			printf("not ok %zu %s # %s\n", i + 1, run[i]->name,
+			       reason[0] ? reason : "failed");
+			nfail++;
+		}
+	}
+	diag("bbsuite: %zu tests, %zu not ok, %.2f s", nrun, nfail, now() - t0);
+	fflush(stdout);
+	return nfail ? 1 : 0;
+}

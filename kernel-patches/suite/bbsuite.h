@@ -1,0 +1,146 @@
+/*
+ * bbsuite.h: the guest side of bugbridge's SCSI completion test suite.
+ *
+ * bbsuite runs inside a QEMU guest as the last step of /init.  Each test
+ * drives one branch of the 6.1 completion path (sd_done, sd_completed_bytes,
+ * sr_done, scsi_finish_command's resid handling, scsi_io_completion) through
+ * a real device and checks what user space sees: the data, the errno, the
+ * disk size, and the kernel log written while the test ran.  Results go to
+ * stdout (the serial console) as KTAP version 1.
+ *
+ * Map of the code:
+ *   bbsuite.c     test table, KTAP output, the per-test kernel-log window,
+ *                 kernel-log-clean, bbsuite.only= selection
+ *   bbutil.c      devices (role -> /dev node), pattern fill/check, I/O,
+ *                 sysfs knobs, /dev/kmsg reader, SG_IO, child processes
+ *   t_sd.c        sd-* tests (scsi_debug and QEMU scsi-hd behind blkdebug)
+ *   t_sr.c        sr-* tests (QEMU scsi-cd behind blkdebug)
+ *   t_lying.c     lying-device-* tests (the scsi_bbtest harness driver)
+ *
+ * Test contract: a test function returns 0 (ok) or -1 (not ok) after calling
+ * fail() with the reason; diag() adds "# " lines.  A test never decides its
+ * result from anything but what it observed.
+ */
+#ifndef BBSUITE_H
+#define BBSUITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SECTOR 512u
+
+/* Device roles; the QEMU side is declared in suite/scenarios. */
+enum role {
+	ROLE_SDEBUG,	/* scsi_debug disk (Linux scsi_debug) */
+	ROLE_QDISK,	/* QEMU scsi-hd, virtio-scsi target 1, blkdebug */
+	ROLE_CDALIAS,	/* QEMU scsi-hd, target 2: writable alias of cdsmall */
+	ROLE_CDBIG,	/* QEMU scsi-cd, target 3, blkdebug */
+	ROLE_CDSMALL,	/* QEMU scsi-cd, target 4, blkdebug, 128 KiB */
+	ROLE_BBDISK,	/* scsi_bbtest LUN 0 */
+	ROLE_BBCD,	/* scsi_bbtest LUN 1 */
+	ROLE_MAX
+};
+
+/* Fixed facts shared with suite/scenarios (keep the two in step). */
+#define SDEBUG_SECTORS		16384ull	/* scsi_debug.dev_size_mb=8 */
+#define SDEBUG_BAD_LBA		0x1234ull	/* scsi_debug's OPT_MEDIUM_ERR_ADDR */
+#define SDEBUG_BAD_COUNT	2ull		/* scsi_debug.medium_error_count=2 */
+#define QDISK_SECTORS		8192ull		/* image qdisk 4194304 */
+#define QDISK_BAD_LBA		3000ull		/* blkdebug sector=3000 */
+#define CDBIG_SECTORS		4096ull		/* image cdbig 2097152 */
+#define CDBIG_BAD_SECTOR	3000ull		/* blkdebug sector=3000 (2K block 750) */
+#define CDSMALL_SECTORS		256ull		/* image cdsmall 131072 */
+#define CDSMALL_BAD_SECTOR	200ull		/* blkdebug sector=200 (2K block 50) */
+#define BBDISK_SECTORS		2048ull		/* scsi_bbtest.disk_blocks default */
+#define BBCD_BLOCKS		512ull		/* scsi_bbtest.cd_blocks default */
+
+/* bbsuite.c */
+void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* bbutil.c: devices */
+const char *dev_node(enum role r);		/* "/dev/sdb" or NULL */
+const char *dev_name(enum role r);		/* "sdb" or NULL */
+int dev_require(enum role r);			/* 0, or fail() */
+void dev_scan(void);
+long long dev_sectors(enum role r);		/* /sys/block/X/size, -1 */
+
+/* bbutil.c: data pattern.  Every 512-byte unit at byte address A holds the
+ * little-endian u64 (A / 512) ^ seed, repeated; seed 0 is the runner's and
+ * scsi_bbtest's "lba-pattern". */
+void pat_fill(void *buf, size_t len, uint64_t addr, uint64_t seed);
+/* Offset of the first byte that differs, or -1. */
+long pat_check(const void *buf, size_t len, uint64_t addr, uint64_t seed);
+/* pat_check() and fail() naming what and where; 0 if the data is right. */
+int pat_expect(const void *buf, size_t len, uint64_t addr, uint64_t seed,
+	       const char *what);
+
+/* bbutil.c: I/O.  Buffers come from io_buf() (aligned for O_DIRECT). */
+void *io_buf(size_t len);
+int io_open(enum role r, int flags);		/* fd or fail() */
+/* pread/pwrite of exactly len bytes: returns bytes, or -errno. */
+ssize_t io_pread(int fd, void *buf, size_t len, uint64_t off);
+ssize_t io_pwrite(int fd, const void *buf, size_t len, uint64_t off);
+int io_drop_cache(int fd);			/* fsync + BLKFLSBUF */
+
+/* bbutil.c: sysfs and debugfs knobs */
+int knob_write(const char *path, const char *val);
+int knob_writef(const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int sdebug_set(unsigned int opts, int every_nth);
+int bbtest_rule(const char *rule);		/* one line into rules */
+int bbtest_clear(void);
+int bbtest_pending(void);			/* rules not yet consumed */
+/* Commands in scsi_bbtest's log covering [lba, lba + n) of lun, with the
+ * number past the end of the medium in *oob. */
+int bbtest_log_count(unsigned int lun, uint64_t lba, uint64_t n, int *oob);
+
+/* bbutil.c: kernel log, read from /dev/kmsg */
+int kmsg_open(void);
+void kmsg_sync(void);
+size_t kmsg_mark(void);				/* records read so far */
+size_t kmsg_count(void);
+const char *kmsg_line(size_t i);
+/* First line at or after mark containing needle, or NULL. */
+const char *kmsg_find(size_t mark, const char *needle);
+/* Is this line a kernel failure (Oops, BUG, WARNING, KASAN, hung task,
+ * "attempt to access beyond end of device")? */
+bool kmsg_is_bad(const char *line);
+
+/* bbutil.c: SG_IO */
+struct sgio_result {
+	int status;		/* SCSI status byte */
+	int host_status, driver_status;
+	int resid;
+	unsigned char sense[32];
+	int sense_len;
+};
+int sgio(int fd, const unsigned char *cdb, int cdb_len, void *buf,
+	 size_t len, struct sgio_result *res);
+bool sense_info(const unsigned char *sense, int len, uint64_t *info);
+
+/* bbutil.c: run a program, wait, return its exit status or -1 */
+int run_prog(const char *const argv[]);
+
+/* Test functions */
+int t_sd_read_verify(void);
+int t_sd_medium_error(void);
+int t_sd_recovered_error(void);
+int t_sd_sgio(void);
+int t_sd_end_of_device(void);
+int t_sd_timeout_eh(void);
+int t_sd_stress(void);
+int t_sr_read(void);
+int t_sr_medium_error(void);
+int t_sr_capacity(void);
+int t_lying_lba_outside(void);
+int t_lying_unaligned_resid(void);
+int t_lying_short_resid(void);
+int t_lying_medium_no_data(void);
+int t_lying_deferred_sense(void);
+int t_lying_descriptor_sense(void);
+int t_lying_sr_info_outside(void);
+
+#endif

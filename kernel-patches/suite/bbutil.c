@@ -1,0 +1,483 @@
+/*
+ * bbutil.c: what every bbsuite test needs: finding the devices by role,
+ * the lba-pattern, exact-length I/O returning -errno, sysfs/debugfs knobs,
+ * a /dev/kmsg reader, SG_IO, and running a helper program.
+ */
+#include "bbsuite.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <scsi/sg.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* --- devices ------------------------------------------------------------ */
+
+static char dev_names[ROLE_MAX][NAME_MAX + 1];
+static char dev_nodes[ROLE_MAX][NAME_MAX + 8];
+
+static const char *const role_names[ROLE_MAX] = {
+	"scsi_debug disk", "QEMU disk (target 1)", "QEMU cdsmall alias (target 2)",
+	"QEMU cdbig (target 3)", "QEMU cdsmall (target 4)",
+	"scsi_bbtest disk", "scsi_bbtest cdrom",
+};
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	while (n > 0 && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = '\0';
+	return 0;
+}
+
+/* "H:C:T:L" of /sys/block/NAME/device: target and lun. */
+static int dev_hctl(const char *name, int *target, int *lun)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	const char *base;
+	int h, c;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/device", name);
+	if (!realpath(path, link))
+		return -1;
+	base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	return sscanf(base, "%d:%d:%d:%d", &h, &c, target, lun) == 4 ? 0 : -1;
+}
+
+void dev_scan(void)
+{
+	DIR *d = opendir("/sys/block");
+	struct dirent *de;
+
+	memset(dev_names, 0, sizeof(dev_names));
+	memset(dev_nodes, 0, sizeof(dev_nodes));
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char path[PATH_MAX], vendor[64], model[64];
+		int target, lun, role = -1;
+
+		if (strncmp(de->d_name, "sd", 2) && strncmp(de->d_name, "sr", 2))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/device/vendor", de->d_name);
+		if (read_small(path, vendor, sizeof(vendor)))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/device/model", de->d_name);
+		if (read_small(path, model, sizeof(model)))
+			continue;
+		if (dev_hctl(de->d_name, &target, &lun))
+			continue;
+		if (!strcmp(vendor, "Linux") && !strcmp(model, "scsi_debug"))
+			role = ROLE_SDEBUG;
+		else if (!strcmp(vendor, "BBTEST") && !strcmp(model, "LYING DISK"))
+			role = ROLE_BBDISK;
+		else if (!strcmp(vendor, "BBTEST") && !strcmp(model, "LYING CDROM"))
+			role = ROLE_BBCD;
+		else if (!strcmp(vendor, "QEMU") && !strcmp(model, "QEMU HARDDISK"))
+			role = target == 1 ? ROLE_QDISK : target == 2 ? ROLE_CDALIAS : -1;
+		else if (!strcmp(vendor, "QEMU") && !strcmp(model, "QEMU CD-ROM"))
+			role = target == 3 ? ROLE_CDBIG : target == 4 ? ROLE_CDSMALL : -1;
+		if (role < 0 || dev_names[role][0])
+			continue;
+		snprintf(dev_names[role], sizeof(dev_names[role]), "%s", de->d_name);
+		snprintf(dev_nodes[role], sizeof(dev_nodes[role]), "/dev/%s", de->d_name);
+	}
+	closedir(d);
+}
+
+const char *dev_node(enum role r)
+{
+	return dev_nodes[r][0] ? dev_nodes[r] : NULL;
+}
+
+const char *dev_name(enum role r)
+{
+	return dev_names[r][0] ? dev_names[r] : NULL;
+}
+
+int dev_require(enum role r)
+{
+	if (!dev_node(r))
+		return fail("device missing: %s", role_names[r]);
+	return 0;
+}
+
+long long dev_sectors(enum role r)
+{
+	char path[PATH_MAX], buf[64];
+
+	if (!dev_name(r))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/block/%s/size", dev_name(r));
+	if (read_small(path, buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+/* --- pattern ------------------------------------------------------------ */
+
+void pat_fill(void *buf, size_t len, uint64_t addr, uint64_t seed)
+{
+	unsigned char *p = buf;
+
+	for (size_t i = 0; i < len; i++) {
+		uint64_t a = addr + i;
+		uint64_t v = (a / SECTOR) ^ seed;
+
+		p[i] = (unsigned char)(v >> (8 * (a & 7)));
+	}
+}
+
+long pat_check(const void *buf, size_t len, uint64_t addr, uint64_t seed)
+{
+	const unsigned char *p = buf;
+
+	for (size_t i = 0; i < len; i++) {
+		uint64_t a = addr + i;
+		uint64_t v = (a / SECTOR) ^ seed;
+
+		if (p[i] != (unsigned char)(v >> (8 * (a & 7))))
+			return (long)i;
+	}
+	return -1;
+}
+
+int pat_expect(const void *buf, size_t len, uint64_t addr, uint64_t seed,
+	       const char *what)
+{
+	long bad = pat_check(buf, len, addr, seed);
+	const unsigned char *p = buf;
+
+	if (bad < 0)
+		return 0;
+	return fail("%s: wrong data at byte %llu (sector %llu): got 0x%02x%s",
+		    what, (unsigned long long)(addr + bad),
+		    (unsigned long long)((addr + bad) / SECTOR), p[bad],
+		    p[bad] == 0xee ? " (scsi_bbtest poison: never transferred)" : "");
+}
+
+/* --- I/O ---------------------------------------------------------------- */
+
+void *io_buf(size_t len)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 4096, len ? len : 1))
+		abort();
+	memset(p, 0xaa, len);
+	return p;
+}
+
+int io_open(enum role r, int flags)
+{
+	int fd;
+
+	if (dev_require(r))
+		return -1;
+	fd = open(dev_node(r), flags | O_CLOEXEC);
+	if (fd < 0)
+		return fail("cannot open '%s': %s", dev_node(r), strerror(errno));
+	return fd;
+}
+
+ssize_t io_pread(int fd, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n = pread(fd, buf, len, (off_t)off);
+
+	return n < 0 ? -errno : n;
+}
+
+ssize_t io_pwrite(int fd, const void *buf, size_t len, uint64_t off)
+{
+	ssize_t n = pwrite(fd, buf, len, (off_t)off);
+
+	return n < 0 ? -errno : n;
+}
+
+int io_drop_cache(int fd)
+{
+	fsync(fd);
+	if (ioctl(fd, BLKFLSBUF, 0))
+		return fail("BLKFLSBUF: %s", strerror(errno));
+	return 0;
+}
+
+/* --- knobs -------------------------------------------------------------- */
+
+int knob_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(val);
+	ssize_t n;
+
+	if (fd < 0)
+		return fail("cannot open '%s': %s", path, strerror(errno));
+	n = write(fd, val, len);
+	if (n != (ssize_t)len) {
+		int e = n < 0 ? errno : EIO;
+
+		close(fd);
+		return fail("cannot write '%s' to '%s': %s", val, path, strerror(e));
+	}
+	close(fd);
+	return 0;
+}
+
+int knob_writef(const char *path, const char *fmt, ...)
+{
+	char val[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	return knob_write(path, val);
+}
+
+int sdebug_set(unsigned int opts, int every_nth)
+{
+	/* every_nth first when switching off, opts first when switching on. */
+	if (knob_writef("/sys/bus/pseudo/drivers/scsi_debug/every_nth", "%d", 0))
+		return -1;
+	if (knob_writef("/sys/bus/pseudo/drivers/scsi_debug/opts", "0x%x", opts))
+		return -1;
+	return knob_writef("/sys/bus/pseudo/drivers/scsi_debug/every_nth", "%d",
+			   every_nth);
+}
+
+#define BBTEST_DIR "/sys/kernel/debug/scsi_bbtest"
+
+int bbtest_rule(const char *rule)
+{
+	return knob_write(BBTEST_DIR "/rules", rule);
+}
+
+int bbtest_clear(void)
+{
+	if (knob_write(BBTEST_DIR "/rules", "clear"))
+		return -1;
+	return knob_write(BBTEST_DIR "/log", "clear");
+}
+
+int bbtest_pending(void)
+{
+	FILE *f = fopen(BBTEST_DIR "/rules", "re");
+	int c, n = 0;
+
+	if (!f)
+		return fail("cannot open '%s': %s", BBTEST_DIR "/rules", strerror(errno));
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+int bbtest_log_count(unsigned int lun, uint64_t lba, uint64_t n, int *oob)
+{
+	FILE *f = fopen(BBTEST_DIR "/log", "re");
+	unsigned long long seq, l, blocks;
+	unsigned int elun, op;
+	int rule, o, count = 0;
+
+	*oob = 0;
+	if (!f)
+		return fail("cannot open '%s': %s", BBTEST_DIR "/log", strerror(errno));
+	while (fscanf(f, "%llu %u %x %llu %llu %d %d", &seq, &elun, &op, &l,
+		      &blocks, &rule, &o) == 7) {
+		*oob += o;
+		if (elun == lun && l < lba + n && l + blocks > lba)
+			count++;
+	}
+	fclose(f);
+	return count;
+}
+
+/* --- kernel log --------------------------------------------------------- */
+
+static int kmsg_fd = -1;
+static char **kmsg_lines;
+static size_t kmsg_n, kmsg_cap;
+
+int kmsg_open(void)
+{
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	return kmsg_fd < 0 ? -1 : 0;
+}
+
+void kmsg_sync(void)
+{
+	char rec[8192];
+
+	if (kmsg_fd < 0)
+		return;
+	for (;;) {
+		ssize_t n = read(kmsg_fd, rec, sizeof(rec) - 1);
+		char *msg, *nl;
+
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten records: skip ahead */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		nl = strchr(msg, '\n');
+		if (nl)
+			*nl = '\0';
+		for (char *e; (e = strstr(msg, "\\x0a")) != NULL;)
+			memmove(e + 1, e + 4, strlen(e + 4) + 1), *e = ' ';
+		if (kmsg_n == kmsg_cap) {
+			kmsg_cap = kmsg_cap ? 2 * kmsg_cap : 1024;
+			kmsg_lines = realloc(kmsg_lines, kmsg_cap * sizeof(*kmsg_lines));
+			if (!kmsg_lines)
+				abort();
+		}
+		kmsg_lines[kmsg_n] = strdup(msg);
+		if (!kmsg_lines[kmsg_n])
+			abort();
+		kmsg_n++;
+	}
+}
+
+size_t kmsg_mark(void)
+{
+	kmsg_sync();
+	return kmsg_n;
+}
+
+size_t kmsg_count(void)
+{
+	return kmsg_n;
+}
+
+const char *kmsg_line(size_t i)
+{
+	return i < kmsg_n ? kmsg_lines[i] : NULL;
+}
+
+const char *kmsg_find(size_t mark, const char *needle)
+{
+	kmsg_sync();
+	for (size_t i = mark; i < kmsg_n; i++)
+		if (strstr(kmsg_lines[i], needle))
+			return kmsg_lines[i];
+	return NULL;
+}
+
+bool kmsg_is_bad(const char *line)
+{
+	static const char *const bad[] = {
+		"Oops", "BUG:", "kernel BUG at", "WARNING:", "KASAN",
+		"blocked for more than", "hung task",
+		"attempt to access beyond end of device",
+		"general protection fault", "Kernel panic",
+		"Unable to handle kernel",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (strstr(line, bad[i]))
+			return true;
+	return false;
+}
+
+/* --- SG_IO -------------------------------------------------------------- */
+
+int sgio(int fd, const unsigned char *cdb, int cdb_len, void *buf,
+	 size_t len, struct sgio_result *res)
+{
+	struct sg_io_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	memset(res, 0, sizeof(*res));
+	h.interface_id = 'S';
+	h.dxfer_direction = len ? SG_DXFER_FROM_DEV : SG_DXFER_NONE;
+	h.cmd_len = (unsigned char)cdb_len;
+	h.mx_sb_len = sizeof(res->sense);
+	h.dxfer_len = (unsigned int)len;
+	h.dxferp = buf;
+	h.cmdp = (unsigned char *)cdb;
+	h.sbp = res->sense;
+	h.timeout = 20000;
+	if (ioctl(fd, SG_IO, &h) < 0)
+		return fail("SG_IO: %s", strerror(errno));
+	res->status = h.status;
+	res->host_status = h.host_status;
+	res->driver_status = h.driver_status;
+	res->resid = h.resid;
+	res->sense_len = h.sb_len_wr;
+	return 0;
+}
+
+/* The INFORMATION field of fixed (VALID set) or descriptor sense. */
+bool sense_info(const unsigned char *s, int len, uint64_t *info)
+{
+	if (len < 8)
+		return false;
+	if ((s[0] & 0x7f) == 0x70 || (s[0] & 0x7f) == 0x71) {
+		if (!(s[0] & 0x80))
+			return false;
+		*info = (uint64_t)s[3] << 24 | (uint64_t)s[4] << 16 |
+			(uint64_t)s[5] << 8 | s[6];
+		return true;
+	}
+	if ((s[0] & 0x7f) == 0x72 || (s[0] & 0x7f) == 0x73) {
+		int i = 8, end = 8 + s[7];
+
+		if (end > len)
+			end = len;
+		while (i + 1 < end) {
+			if (s[i] == 0 && s[i + 1] >= 0x0a && i + 12 <= end &&
+			    (s[i + 2] & 0x80)) {
+				*info = 0;
+				for (int k = 0; k < 8; k++)
+					*info = *info << 8 | s[i + 4 + k];
+				return true;
+			}
+			i += s[i + 1] + 2;
+		}
+	}
+	return false;
+}
+
+/* --- child processes ---------------------------------------------------- */
+
+int run_prog(const char *const argv[])
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0) {
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}

@@ -1,0 +1,39 @@
+#!/bin/sh
+# build-kernel.sh SRC OUT [FRAGMENT...]
+#
+# Configure (once per OUT) and build bzImage of the kernel tree SRC in the
+# build directory OUT: tinyconfig, the fragments merged with
+# merge_config.sh -m, olddefconfig, then a check that every option the
+# fragments ask for survived.  Fragments default to configs/base.config.
+# Uses ccache when it is installed.  Never run inside the bugbridge repo.
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+[ $# -ge 2 ] || { echo "usage: $0 SRC OUT [FRAGMENT...]" >&2; exit 2; }
+src=$(cd "$1" && pwd)
+mkdir -p "$2"
+out=$(cd "$2" && pwd)
+shift 2
+[ $# -gt 0 ] || set -- "$here/configs/base.config"
+cc=gcc
+command -v ccache >/dev/null 2>&1 && cc="ccache gcc"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+if [ ! -f "$out/.config" ] || [ "$out/.config" -ot "$1" ]; then
+	make -s -C "$src" O="$out" ARCH=x86_64 tinyconfig
+	frags=""
+	for f in "$@"; do
+		frags="$frags $(cd "$(dirname "$f")" && pwd)/$(basename "$f")"
+	done
+	# shellcheck disable=SC2086 # fragment paths are ours, split on purpose
+	(cd "$out" && "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $frags >/dev/null)
+	make -s -C "$src" O="$out" ARCH=x86_64 olddefconfig
+	missing=0
+	for f in "$@"; do
+		grep -E '^CONFIG_[A-Z0-9_]+=' "$f" | while IFS= read -r line; do
+			grep -qxF "$line" "$out/.config" || { echo "config: $line did not survive olddefconfig" >&2; exit 1; }
+		done || missing=1
+	done
+	[ $missing -eq 0 ] || { rm -f "$out/.config"; exit 1; }
+fi
+make -s -C "$src" O="$out" ARCH=x86_64 CC="$cc" -j"$jobs" bzImage
+echo "$out/arch/x86/boot/bzImage"
