@@ -105,9 +105,8 @@ static void add_logs(struct json_object *o, sqlite3_int64 id)
 	n = *dir == '/' ? scandir(dir, &names, NULL, alphasort) : -1;
 	for (int i = 0; i < n; i++) {
 		const char *name = names[i]->d_name;
-		size_t len = strlen(name);
 
-		if (name[0] != '.' && len > 4 && !strcmp(name + len - 4, ".log")) {
+		if (page_log_listable(dir, name)) {
 			struct buf url = BUF_INIT;
 
 			buf_addf(&url, "/job/%lld/%s", (long long)id, name);

@@ -18,6 +18,7 @@
 #ifndef BB_PAGE_H
 #define BB_PAGE_H
 
+#include <stdbool.h>
 #include <time.h>
 #include "http.h"
 
@@ -62,6 +63,8 @@ void page_bug_link(struct buf *out, sqlite3_int64 id);
 void page_tracker_url(struct buf *out, sqlite3_int64 id);
 /* Names of the components that have bugs, for the 404 page; -1 on error. */
 int page_known_components(struct db *db, struct buf *out_html);
+/* name is a log file in dir that /job/<id>/<name> would serve (page_job.c). */
+bool page_log_listable(const char *dir, const char *name);
 /* The dashboard's external base URL ([web] base_url or http://<listen>), no trailing /. */
 void page_base_url(struct buf *out);
 

@@ -136,7 +136,7 @@ static int show(struct http_request *req, struct http_response *resp,
 	html_url_arg(out, comp);
 	buf_addstr(out, "&amp;status=open\">JSON</a> \xc2\xb7 <a href=\"/feed.atom?component=");
 	html_url_arg(out, comp);
-	buf_addstr(out, "\">Atom feed</a></p>\n<table class=\"bugs\">\n<thead><tr><th>Bug</th>"
+	buf_addstr(out, "\">Atom feed</a></p>\n<section>\n<table class=\"bugs\">\n<thead><tr><th>Bug</th>"
 		   "<th>Status</th><th>Summary</th><th>Age</th><th>Last activity</th>"
 		   "<th>Triage</th><th>Verdict</th></tr></thead>\n<tbody>\n");
 	st = db_stmt(req->db, sql_component_bugs);
@@ -155,7 +155,7 @@ static int show(struct http_request *req, struct http_response *resp,
 		return error("http: component: %s", db_errmsg(req->db));
 	if (!n)
 		buf_addstr(out, "<tr><td colspan=\"7\">No open bugs.</td></tr>\n");
-	buf_addstr(out, "</tbody>\n</table>\n");
+	buf_addstr(out, "</tbody>\n</table>\n</section>\n");
 	pager(out, comp, prod, (long)page, open);
 	page_end(out);
 	return 0;

@@ -56,6 +56,20 @@ static bool valid_log_name(const char *name)
 	return !strstr(name, "..");
 }
 
+bool page_log_listable(const char *dir, const char *name)
+{
+	struct buf path = BUF_INIT;
+	struct stat sb;
+	bool ok;
+
+	if (!valid_log_name(name))
+		return false;
+	buf_addf(&path, "%s/%s", dir, name);
+	ok = !lstat(path.ptr, &sb) && S_ISREG(sb.st_mode);
+	buf_release(&path);
+	return ok;
+}
+
 static int serve_log(struct http_request *req, struct http_response *resp,
 		     sqlite3_int64 id, const char *name)
 {
@@ -107,9 +121,9 @@ static void log_links(struct buf *out, sqlite3_int64 id, const char *dir)
 	struct dirent **names = NULL;
 	int n = *dir == '/' ? scandir(dir, &names, NULL, alphasort) : -1, shown = 0;
 
-	buf_addstr(out, "<h2>Logs</h2>\n<ul class=\"logs\">\n");
+	buf_addstr(out, "<section>\n<h2>Logs</h2>\n<ul class=\"logs\">\n");
 	for (int i = 0; i < n; i++) {
-		if (valid_log_name(names[i]->d_name)) {
+		if (page_log_listable(dir, names[i]->d_name)) {
 			buf_addf(out, "<li><a href=\"/job/%lld/", (long long)id);
 			html_url_arg(out, names[i]->d_name);
 			buf_addstr(out, "\">");
@@ -122,7 +136,7 @@ static void log_links(struct buf *out, sqlite3_int64 id, const char *dir)
 	free(names);
 	if (!shown)
 		buf_addstr(out, "<li>No logs yet.</li>\n");
-	buf_addstr(out, "</ul>\n");
+	buf_addstr(out, "</ul>\n</section>\n");
 }
 
 static void fact(struct buf *out, const char *name, const char *value)
@@ -207,7 +221,7 @@ static int stages(struct db *db, sqlite3_int64 id, struct buf *out, double now)
 
 	if (!st)
 		return -1;
-	buf_addstr(out, "<h2>Stages</h2>\n<table>\n<thead><tr><th>Attempt</th><th>Variant</th>"
+	buf_addstr(out, "<section>\n<h2>Stages</h2>\n<table>\n<thead><tr><th>Attempt</th><th>Variant</th>"
 		   "<th>Stage</th><th>Started</th><th class=\"num\">Duration</th><th>Status</th>"
 		   "<th>Detail</th></tr></thead>\n<tbody>\n");
 	sqlite3_bind_int64(st, 1, id);
@@ -238,7 +252,7 @@ static int stages(struct db *db, sqlite3_int64 id, struct buf *out, double now)
 	sqlite3_reset(st);
 	if (!n)
 		buf_addstr(out, "<tr><td colspan=\"7\">Not started.</td></tr>\n");
-	buf_addstr(out, "</tbody>\n</table>\n");
+	buf_addstr(out, "</tbody>\n</table>\n</section>\n");
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -249,7 +263,7 @@ static int tests(struct db *db, sqlite3_int64 id, struct buf *out)
 
 	if (!st)
 		return -1;
-	buf_addstr(out, "<h2>Test cases</h2>\n<table class=\"tests\">\n<thead><tr><th>Variant</th>"
+	buf_addstr(out, "<section>\n<h2>Test cases</h2>\n<table class=\"tests\">\n<thead><tr><th>Variant</th>"
 		   "<th>Test case</th><th>Result</th><th class=\"num\">Runs</th>"
 		   "<th class=\"num\">Failures</th><th>Diagnostics</th></tr></thead>\n<tbody>\n");
 	sqlite3_bind_int64(st, 1, id);
@@ -269,7 +283,7 @@ static int tests(struct db *db, sqlite3_int64 id, struct buf *out)
 	sqlite3_reset(st);
 	if (!n)
 		buf_addstr(out, "<tr><td colspan=\"6\">No test results yet.</td></tr>\n");
-	buf_addstr(out, "</tbody>\n</table>\n");
+	buf_addstr(out, "</tbody>\n</table>\n</section>\n");
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -283,7 +297,7 @@ static int signatures(struct db *db, sqlite3_int64 id, struct buf *out)
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (!n++)
-			buf_addstr(out, "<h2>Failure signatures</h2>\n<ul class=\"signatures\">\n");
+			buf_addstr(out, "<section>\n<h2>Failure signatures</h2>\n<ul class=\"signatures\">\n");
 		buf_addstr(out, "<li><span class=\"sig-kind\">");
 		html_txt(out, db_col_text(st, 1));
 		buf_addstr(out, "</span> ");
@@ -305,7 +319,7 @@ static int signatures(struct db *db, sqlite3_int64 id, struct buf *out)
 	}
 	sqlite3_reset(st);
 	if (n)
-		buf_addstr(out, "</ul>\n");
+		buf_addstr(out, "</ul>\n</section>\n");
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
