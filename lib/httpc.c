@@ -100,6 +100,7 @@ static size_t on_header(char *data, size_t size, size_t n, void *arg)
 	/* a new status line (redirect, 100 Continue): forget earlier headers */
 	if (len > 5 && !strncmp(data, "HTTP/", 5)) {
 		resp->retry_after = -1;
+		resp->date = 0;
 		resp->content_type[0] = '\0';
 		return len;
 	}
@@ -117,6 +118,8 @@ static size_t on_header(char *data, size_t size, size_t n, void *arg)
 	value[vlen] = '\0';
 	if (colon - data == 11 && !strncasecmp(data, "Retry-After", 11))
 		resp->retry_after = parse_retry_after(value);
+	else if (colon - data == 4 && !strncasecmp(data, "Date", 4))
+		resp->date = curl_getdate(value, NULL) > 0 ? curl_getdate(value, NULL) : 0;
 	else if (colon - data == 12 && !strncasecmp(data, "Content-Type", 12))
 		memcpy(resp->content_type, value, vlen + 1);
 	return len;
@@ -214,6 +217,7 @@ static CURLcode attempt(struct httpc *c, const struct httpc_request *req,
 	buf_init(&resp->body, c->opts.max_response);
 	resp->status = 0;
 	resp->retry_after = -1;
+	resp->date = 0;
 	resp->content_type[0] = '\0';
 	curl_easy_reset(h);
 	curl_easy_setopt(h, CURLOPT_URL, req->url);

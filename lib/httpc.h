@@ -59,6 +59,7 @@ struct httpc_response {
 	enum httpc_fail fail;
 	struct buf body;	/* capped at max_response */
 	long retry_after;	/* seconds, -1: no header */
+	long long date;		/* the server's Date header (Unix time), 0: none */
 	char content_type[128];
 	int attempts;		/* requests actually made */
 };
@@ -69,7 +70,7 @@ struct httpc {
 	unsigned long requests;	/* requests made over the client's life */
 };
 
-#define HTTPC_RESPONSE_INIT { 0, HTTPC_FAIL_NONE, BUF_INIT, -1, "", 0 }
+#define HTTPC_RESPONSE_INIT { 0, HTTPC_FAIL_NONE, BUF_INIT, -1, 0, "", 0 }
 
 /* -1 if libcurl cannot be set up (err says why). */
 int httpc_init(struct httpc *c, const struct httpc_opts *opts, struct buf *err);

@@ -5,7 +5,10 @@
  * and new lines still to come.  A file section starts where "--- " is
  * followed by "+++ " and then "@@ -"; a "diff --git" or quilt "Index:" line
  * right before it belongs to it (for the inline range).  A hunk that runs
- * out of lines before its counts are met does not count.  parse_all() does
+ * out of lines before its counts are met does not count, with one
+ * leniency real attachments need: if only trailing context is missing
+ * (equal old and new lines still due, after at least one change), the hunk
+ * counts and ends there, as if written with less context.  parse_all() does
  * the scanning for both patch_parse() and patch_normalise(), so the two
  * can never disagree about what the diff is.
  */
@@ -176,6 +179,7 @@ static void parse_all(const char *data, size_t len, struct patch_info *info,
 		while (line_at(data, len, off, &l3) && hunk_header(&l3, &old, &new, &hdr_len)) {
 			size_t hunk_out = out ? out->len : 0, pos = l3.next;
 			bool complete = false;
+			int changes = 0;
 
 			if (out) {
 				buf_add(out, l3.p, hdr_len);
@@ -188,8 +192,10 @@ static void parse_all(const char *data, size_t len, struct patch_info *info,
 					old--; new--;
 				} else if (c == '-' && old > 0) {
 					old--;
+					changes++;
 				} else if (c == '+' && new > 0) {
 					new--;
+					changes++;
 				} else if (c != '\\') {
 					break;
 				}
@@ -200,7 +206,10 @@ static void parse_all(const char *data, size_t len, struct patch_info *info,
 				pos = l.next;
 				complete = old == 0 && new == 0;
 			}
-			if (!complete) {
+			if (!complete && changes && old == new) {
+				/* only trailing context is missing: end the hunk here */
+				complete = true;
+			} else if (!complete) {
 				if (out)
 					buf_setlen(out, hunk_out);
 				break;

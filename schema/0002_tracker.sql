@@ -4,6 +4,9 @@
 -- so that the check costs a request only when the URL changes (a no-change
 -- poll stays one request).  watch: a fingerprint of the watch settings the
 -- poll cursor belongs to; when they change, the next poll is a full one.
+-- recheck: bugs fetched in the same second as their last change (by the
+-- answer's Date header): a second change in that second would not move
+-- last_change_time, so they are fetched once more next cycle.
 -- hold_*: set when the tracker refused our credentials (codes 306, 410):
 -- the whole outbox waits until the (url, key) fingerprint changes.
 CREATE TABLE tracker_state (
@@ -11,6 +14,7 @@ CREATE TABLE tracker_state (
 	url         TEXT,
 	version     TEXT,
 	watch       TEXT,
+	recheck     TEXT NOT NULL DEFAULT '',
 	hold_config TEXT,
 	hold_reason TEXT,
 	hold_since  INTEGER

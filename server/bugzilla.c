@@ -175,6 +175,7 @@ static int call(struct bz *bz, const char *method, const char *path, struct buf 
 	bz->err = BZ_OK;
 	bz->code = 0;
 	bz->status = 0;
+	bz->date = 0;
 	buf_reset(&bz->errmsg);
 	buf_addf(&url, "%s%s%s", bz->url, path, query ? query->ptr : "");
 	if (*bz->api_key) {
@@ -200,6 +201,7 @@ static int call(struct bz *bz, const char *method, const char *path, struct buf 
 		goto out;
 	}
 	bz->status = resp.status;
+	bz->date = resp.date;
 	buf_reset(&msg);
 	if (!bz_parse_error(resp.body.ptr, &code, &msg)) {
 		struct buf text = BUF_INIT;

@@ -59,6 +59,7 @@ struct bz {
 	enum bz_err err;
 	long code;		/* tracker error code, 0 if none */
 	long status;		/* HTTP status, 0 if none */
+	long long date;		/* the answer's Date header (server clock), 0 if none */
 	struct buf errmsg;	/* what went wrong, redacted; "" after success */
 };
 

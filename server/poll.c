@@ -39,7 +39,7 @@
 #define POLL_CHANGED_FIELDS "id,product,component,status,is_open,last_change_time"
 
 DB_SQL(sql_poll_load,
-       "SELECT p.cursor, t.url, t.version, t.watch FROM poll_state p, tracker_state t"
+       "SELECT p.cursor, t.url, t.version, t.watch, t.recheck FROM poll_state p, tracker_state t"
        " WHERE p.id = 1 AND t.id = 1");
 DB_SQL(sql_poll_bug_ltc, "SELECT last_change_time FROM bugs WHERE id = ?");
 DB_SQL(sql_poll_comment_since, "SELECT max(time) FROM comments WHERE bug_id = ?");
@@ -57,7 +57,8 @@ struct poll_ctx {
 	struct bz bz;
 	struct watch w;
 	const volatile sig_atomic_t *stop;
-	char *old_cursor, *old_url, *old_version, *old_watch;
+	char *old_cursor, *old_url, *old_version, *old_watch, *old_recheck;
+	long long fetched_at;	/* earliest Date of the answers that gave full bugs */
 	long overlap;
 	int page_size;
 	struct poll_fetch f;
@@ -177,6 +178,7 @@ static int load_state(struct poll_ctx *c)
 	c->old_url = dup_col(st, 1);
 	c->old_version = dup_col(st, 2);
 	c->old_watch = dup_col(st, 3);
+	c->old_recheck = dup_col(st, 4);
 	sqlite3_reset(st);
 	return 0;
 }
@@ -214,6 +216,57 @@ static void time_minus(const char *t, long secs, char out[32])
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+static long long parse_time(const char *t)
+{
+	struct tm tm;
+	const char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(t, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return end && !*end ? (long long)timegm(&tm) : -1;
+}
+
+/* Is id in the comma-separated list? */
+static bool in_id_list(const char *list, long id)
+{
+	for (const char *p = list; p && *p;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (v == id)
+			return true;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return false;
+}
+
+/* Keep the earliest server Date of the answers that carried full bugs. */
+static void note_fetch_time(struct poll_ctx *c)
+{
+	if (c->bz.date && (!c->fetched_at || c->bz.date < c->fetched_at))
+		c->fetched_at = c->bz.date;
+}
+
+/*
+ * A bug whose last change is in the same second as (or after) the answer
+ * that showed it may change again within that second without moving
+ * last_change_time; fetch those once more next cycle.
+ */
+static void plan_recheck(struct poll_ctx *c)
+{
+	struct buf ids = BUF_INIT;
+
+	for (size_t i = 0; i < c->f.bugs.n; i++) {
+		long long t = parse_time(c->f.bugs.v[i].last_change_time);
+
+		if (c->fetched_at && t >= c->fetched_at)
+			buf_addf(&ids, "%s%ld", ids.len ? "," : "", c->f.bugs.v[i].id);
+	}
+	c->f.recheck = buf_detach(&ids, NULL);
+}
+
 static bool stopped(const struct poll_ctx *c)
 {
 	return c->stop && *c->stop;
@@ -240,7 +293,7 @@ static int open_statuses(struct poll_ctx *c)
 {
 	struct bz_status_list sl = { 0 };
 
-	if (c->w.nstatuses || c->open_statuses)
+	if (c->w.nstatuses || c->open_statuses || (!c->w.ncomponents && c->w.nbugs))
 		return 0;
 	if (bz_statuses(&c->bz, &sl))
 		return -1;
@@ -267,6 +320,7 @@ static int search_all(struct poll_ctx *c, struct bz_bug_list *found)
 			q.nids = POLL_IDS_PER_SEARCH;
 		if (bz_search(&c->bz, &q, found))
 			return -1;
+		note_fetch_time(c);
 	}
 	for (int i = 0; i < c->w.ncomponents && !stopped(c); i++) {
 		char *pc = strdup(c->w.components[i]), *colon = strchr(pc, ':');
@@ -279,12 +333,14 @@ static int search_all(struct poll_ctx *c, struct bz_bug_list *found)
 		free(pc);
 		if (rc)
 			return -1;
+		note_fetch_time(c);
 	}
 	if (!c->w.nbugs && !c->w.ncomponents && c->w.nstatuses) {
 		struct bz_query q = { .statuses = statuses, .page_size = c->page_size };
 
 		if (bz_search(&c->bz, &q, found))
 			return -1;
+		note_fetch_time(c);
 	}
 	return 0;
 }
@@ -311,12 +367,27 @@ static int search_changed(struct poll_ctx *c, struct bz_bug_list *keep)
 		if (strcmp(b->last_change_time, c->old_cursor) > 0 &&
 		    (!max || strcmp(b->last_change_time, max) > 0))
 			max = b->last_change_time;
-		if (strcmp(have, b->last_change_time) && (*have || watched(&c->w, b))) {
+		if ((strcmp(have, b->last_change_time) || in_id_list(c->old_recheck, b->id)) &&
+		    (*have || watched(&c->w, b))) {
 			/* moved: only its id is needed, the full bug is fetched next */
 			*bz_bug_list_push(keep) = *b;
 			memset(b, 0, sizeof(*b));
 		}
 		free(have);
+	}
+	/* bugs left to check again, even if the search no longer shows them */
+	for (const char *p = c->old_recheck; p && *p;) {
+		char *end;
+		long id = strtol(p, &end, 10);
+		bool listed = false;
+
+		if (end == p)
+			break;
+		for (size_t i = 0; i < keep->n && !listed; i++)
+			listed = keep->v[i].id == id;
+		if (!listed)
+			bz_bug_list_push(keep)->id = id;
+		p = *end == ',' ? end + 1 : end;
 	}
 	if (max)
 		c->f.cursor = strdup(max);
@@ -342,6 +413,7 @@ static int fetch_bugs(struct poll_ctx *c, const struct bz_bug_list *ids)
 		if (q.nids > POLL_IDS_PER_SEARCH)
 			q.nids = POLL_IDS_PER_SEARCH;
 		ret = bz_search(&c->bz, &q, &c->f.bugs);
+		note_fetch_time(c);
 	}
 	free(v);
 	return ret;
@@ -420,7 +492,8 @@ static int fetch(struct poll_ctx *c)
 
 			for (size_t j = 0; j < c->f.bugs.n && !dup; j++)
 				dup = c->f.bugs.v[j].id == found.v[i].id;
-			if (!dup && strcmp(have, found.v[i].last_change_time)) {
+			if (!dup && (strcmp(have, found.v[i].last_change_time) ||
+				     in_id_list(c->old_recheck, found.v[i].id))) {
 				*bz_bug_list_push(&c->f.bugs) = found.v[i];	/* moved */
 				memset(&found.v[i], 0, sizeof(found.v[i]));
 			}
@@ -431,6 +504,7 @@ static int fetch(struct poll_ctx *c)
 		if (search_changed(c, &changed) || (changed.n && fetch_bugs(c, &changed)))
 			goto out;
 	}
+	plan_recheck(c);
 	for (size_t i = 0; i < c->f.bugs.n; i++) {
 		if (stopped(c)) {
 			buf_addstr(&c->bz.errmsg, "interrupted by a stop request");
@@ -496,6 +570,7 @@ out:
 	free(c.old_url);
 	free(c.old_version);
 	free(c.old_watch);
+	free(c.old_recheck);
 	bz_release(&c.bz);
 out_watch:
 	watch_release(&c.w);

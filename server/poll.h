@@ -22,6 +22,7 @@ struct poll_fetch {
 	char *cursor;		/* new poll cursor; NULL: keep the old one */
 	char *url, *version;	/* set when /rest/version was asked this cycle */
 	char *watch;		/* fingerprint of the watch settings */
+	char *recheck;		/* ids to fetch again next cycle ("9370,9371"), never NULL */
 };
 
 void poll_fetch_release(struct poll_fetch *f);

@@ -73,7 +73,8 @@ DB_SQL(sql_poll_tracker_version,
        " AND (url IS NOT ?1 OR version IS NOT ?2)");
 
 DB_SQL(sql_poll_tracker_watch,
-       "UPDATE tracker_state SET watch = ?1 WHERE id = 1 AND watch IS NOT ?1");
+       "UPDATE tracker_state SET watch = ?1, recheck = ?2 WHERE id = 1"
+       " AND (watch IS NOT ?1 OR recheck IS NOT ?2)");
 
 void poll_fetch_release(struct poll_fetch *f)
 {
@@ -84,6 +85,7 @@ void poll_fetch_release(struct poll_fetch *f)
 	free(f->url);
 	free(f->version);
 	free(f->watch);
+	free(f->recheck);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -243,6 +245,7 @@ static int store_state(struct db *db, const struct poll_fetch *f, unsigned long 
 		if (!st)
 			return -1;
 		db_bind_text(st, 1, f->watch);
+		db_bind_text(st, 2, f->recheck ? f->recheck : "");
 		if (db_step_done(db, st))
 			return -1;
 	}

@@ -125,8 +125,10 @@ static void test_not_a_diff(void **state)
 		"Some notes\n---\nmore notes\n@@ not a hunk @@\n",
 		/* headers without a hunk */
 		"--- a/x\n+++ b/x\nthe rest\n",
-		/* a hunk promising more lines than follow */
-		"--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n",
+		/* a hunk promising more changed lines than follow */
+		"--- a/x\n+++ b/x\n@@ -1,4 +1,3 @@\n a\n-b\n+c\n",
+		/* only context, cut short: no change seen */
+		"--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n b\n",
 		/* a hunk whose body breaks the counts */
 		"--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\nprose in the middle\n b\n",
 		/* zero-length both sides */
@@ -196,6 +198,20 @@ static void test_normalised_identity(void **state)
 	buf_release(&crlf);
 }
 
+/* A hand-made diff whose last context line lost its leading blank still counts. */
+static void test_short_trailing_context(void **state)
+{
+	static const char diff[] =
+		"--- a/drivers/scsi/sd.c\n+++ b/drivers/scsi/sd.c\n@@ -1,3 +1,3 @@\n"
+		" static int sd_done(struct scsi_cmnd*)\n-\tint good = 0;\n+\tint good = 512;\n}\n";
+	struct patch_info info;
+
+	(void)state;
+	assert_int_equal(patch_parse(diff, strlen(diff), &info), 0);
+	assert_int_equal(info.hunks, 1);
+	assert_string_equal(diff + info.end, "}\n");
+}
+
 static void test_no_newline_marker_and_eof(void **state)
 {
 	static const char diff[] =
@@ -256,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_not_a_diff),
 		cmocka_unit_test(test_inline_in_comment),
 		cmocka_unit_test(test_normalised_identity),
+		cmocka_unit_test(test_short_trailing_context),
 		cmocka_unit_test(test_no_newline_marker_and_eof),
 		cmocka_unit_test(test_truncations_and_noise),
 	};
