@@ -32,7 +32,7 @@ endif
 
 CFLAGS ?= $(OPT) -g
 ALL_CFLAGS = -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(SANFLAGS) \
-	-Ilib -Iserver -Irunner -I$(O)/gen -DBB_DATADIR='"$(DATADIR)"' \
+	-iquote lib -iquote server -iquote runner -iquote $(O)/gen -DBB_DATADIR='"$(DATADIR)"' \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
