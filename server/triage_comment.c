@@ -198,6 +198,14 @@ static void headline(struct db *db, const struct cm_job *j, struct buf *out)
 		else
 			buf_addf(out, "FAIL: the unpatched %s fails %s", j->base,
 				 names.len ? names.ptr : "the suite");
+	} else if (!strcmp(j->kind, "retest")) {
+		tests_with_change(db, j->id, NULL, "fail", &names);
+		if (!strcmp(v, "pass"))
+			buf_addf(out, "PASS again on a re-run: the fix holds");
+		else
+			buf_addf(out, "%s on a re-run: the fix does not hold%s%s",
+				 !strcmp(v, "fail") ? "FAIL" : v, names.len ? ", failing " : "",
+				 names.ptr);
 	} else {
 		tests_with_change(db, j->id, NULL, "fail", &names);
 		upper(out, v);
@@ -287,7 +295,7 @@ static int table(struct db *db, const struct cm_job *j, struct buf *out)
 		const char *mine = j->candidate_id ? patched : (*patched ? patched : base);
 
 		if (!n++)
-			buf_addf(out, "\n%-32s %s\n", "Test case",
+			buf_addf(out, "\n  %-30s %s\n", "Test case",
 				 both ? "baseline  patched" : "result");
 		npass += !strcmp(mine, "pass");
 		nfail += !strcmp(mine, "fail");
