@@ -1,18 +1,25 @@
 /*
- * bugbridge-runner: claims kernel test jobs and runs them.
- * Placeholder main until the runner issue lands: options and help only.
+ * bugbridge-runner: claims kernel test jobs and runs them (see runner.h for
+ * the map of the code, claim.c for the loop).
  */
 #include "app.h"
+#include "claim.h"
+#include "config.h"
 #include "log.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const char usage[] =
 	"usage: bugbridge-runner [--config FILE] [--once | --job ID] [-v|-q]\n"
 	"\n"
 	"Claims queued kernel test jobs, builds the patched kernel, boots it in\n"
-	"QEMU, runs the guest suite and records the verdict.\n"
+	"QEMU, runs the guest suite and records the verdict.  Exits 0 whatever\n"
+	"the verdict; non-zero only when the runner itself failed.\n"
 	"\n"
 	"  -c, --config FILE  configuration file\n"
 	"      --once         run the next queued job, then exit\n"
@@ -20,6 +27,25 @@ static const char usage[] =
 	"  -v, --verbose      log more;  -q, --quiet: errors only\n"
 	"  -h, --help         show this help\n"
 	"  -V, --version      show the version\n";
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
 
 int main(int argc, char **argv)
 {
@@ -34,14 +60,23 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct app_opts opts = { 0 };
+	struct runner_opts ropts = { 0 };
 	struct buf err = BUF_INIT;
-	int c;
+	struct db db = { 0 };
+	char *end;
+	int c, ret;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "c:vqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': opts.config_path = optarg; break;
-		case 'o': case 'j': break;
+		case 'o': ropts.once = true; break;
+		case 'j':
+			errno = 0;
+			ropts.job_id = strtoll(optarg, &end, 10);
+			if (errno || *end || ropts.job_id <= 0)
+				app_usage_error("bugbridge-runner", "--job takes a job id");
+			break;
 		case 'v': opts.verbosity++; break;
 		case 'q': opts.verbosity = -1; break;
 		case 'h': fputs(usage, stdout); return 0;
@@ -49,10 +84,28 @@ int main(int argc, char **argv)
 		default: app_option_error("bugbridge-runner", argv, optind, optopt);
 		}
 	}
+	if (optind < argc)
+		app_usage_error("bugbridge-runner", "unexpected argument");
+	if (ropts.once && ropts.job_id)
+		app_usage_error("bugbridge-runner", "--once and --job exclude each other");
 	if (app_setup(&opts, &err)) {
 		fprintf(stderr, "bugbridge-runner: %s\n", err.ptr);
 		return EXIT_USAGE;
 	}
-	log_error("runner: not built yet");
-	return 1;
+	if (!strcmp(cfg_str("runner.mode"), "remote")) {
+		fputs("bugbridge-runner: remote mode is not supported yet; use mode = local\n",
+		      stderr);
+		return 1;
+	}
+	install_signals();
+	if (app_open_db(&db, false, &err)) {
+		fprintf(stderr, "bugbridge-runner: %s\n", err.ptr);
+		buf_release(&err);
+		return 1;
+	}
+	ret = runner_main(&db, &ropts, &stop);
+	db_close(&db);
+	buf_release(&err);
+	log_close();
+	return ret;
 }

@@ -1,0 +1,215 @@
+/*
+ * build: `make bzImage` of a job's tree, and the guest suite binary.
+ *
+ * The kernel build runs in the sandbox with ccache (its directory in the
+ * cache dir, owned by the build user); the log is kept per variant.  When
+ * make fails, the first compiler error lines become the build-failed
+ * verdict's detail.
+ *
+ * The suite (kernel-patches/suite) is our own code: it is built once per
+ * content hash into <cache>/suite/<hash>/ with `make -C suite O=...`.
+ */
+#include "runner.h"
+#include "config.h"
+#include "log.h"
+#include "sha256.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void build_first_errors(const char *log, struct buf *out, int max_lines)
+{
+	const char *p = log;
+	int n = 0;
+
+	while (*p && n < max_lines) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		struct buf line = BUF_INIT;
+		buf_add(&line, p, len);
+		if (strstr(line.ptr, ": error: ") || strstr(line.ptr, ": fatal error: ") ||
+		    strstr(line.ptr, "undefined reference to") ||
+		    strstr(line.ptr, "Error: ") || strstr(line.ptr, "ERROR: ") ||
+		    (strstr(line.ptr, "make") && strstr(line.ptr, "*** ") && !n)) {
+			buf_addf(out, "%s\n", line.ptr);
+			n++;
+		}
+		buf_release(&line);
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	if (!n) {
+		/* No recognisable error: the last lines say what happened. */
+		size_t len = strlen(log), start = len > 1500 ? len - 1500 : 0;
+		buf_addstr(out, log + start);
+	}
+}
+
+static int ccache_dir(struct run *r, struct buf *out)
+{
+	buf_addf(out, "%s/ccache", r->cache);
+	if (mkdir_p(out->ptr, 0755))
+		return -1;
+	return sandbox_give(out->ptr);
+}
+
+int build_kernel(struct run *r, struct variant *v, struct buf *why)
+{
+	struct buf log_path = BUF_INIT, jobs = BUF_INIT, cc_dir = BUF_INIT, env_cc = BUF_INIT;
+	struct buf logtext = BUF_INIT;
+	struct sandbox sb = { .tree = v->tree, .out = v->out, .flags = SB_DROP };
+	struct sandbox_cmd cmd = { 0 };
+	struct child ch = CHILD_INIT;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *argv[] = { "make", NULL, "O=out", "ARCH=x86_64", "CC=ccache gcc",
+			       "KBUILD_BUILD_TIMESTAMP=bugbridge", "KBUILD_BUILD_USER=bugbridge",
+			       "KBUILD_BUILD_HOST=runner", "bzImage", NULL };
+	const char *env[] = { NULL, "CCACHE_NOHASHDIR=1", "CCACHE_COMPILERCHECK=content", NULL };
+	int ret = -1;
+
+	buf_addf(&log_path, "%s/%s-build.log", v->logs, v->name);
+	buf_addf(&jobs, "-j%ld", ncpu > 0 ? ncpu : 1);
+	argv[1] = jobs.ptr;
+	if (ccache_dir(r, &cc_dir)) {
+		buf_addstr(&r->infra, "cannot prepare the ccache dir");
+		goto out;
+	}
+	sb.ccache = cc_dir.ptr;
+	sandbox_wrap(&sb, argv, &cmd);
+	buf_addf(&env_cc, "CCACHE_DIR=%s", cmd.ccache_dir);
+	env[0] = env_cc.ptr;
+	ch.argv = (const char *const *)cmd.argv;
+	ch.cwd = cmd.cwd;
+	ch.env = env;
+	ch.clean_env = true;
+	ch.log_path = log_path.ptr;
+	ch.timeout = cfg_int("runner.build_timeout");
+	ch.cancel = &r->cancel;
+	ch.tick = run_tick;
+	ch.tick_arg = r;
+	if (child_run(&ch)) {
+		if (ch.timed_out) {
+			buf_addf(why, "the build took longer than %d s", ch.timeout);
+			ret = 1;
+		} else if (!ch.cancelled) {
+			buf_addstr(&r->infra, "could not run make");
+		}
+		goto out;
+	}
+	if (ch.exit_code) {
+		buf_init(&logtext, 64 << 20);
+		buf_read_file(&logtext, log_path.ptr);
+		build_first_errors(logtext.ptr, why, 12);
+		ret = 1;
+		goto out;
+	}
+	log_info("runner: %s: built in %.1f s", v->name, ch.seconds);
+	ret = 0;
+out:
+	sandbox_cmd_release(&cmd);
+	buf_release(&log_path);
+	buf_release(&jobs);
+	buf_release(&cc_dir);
+	buf_release(&env_cc);
+	buf_release(&logtext);
+	return ret;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* sha256 over the suite's files (sorted names and contents). */
+static void suite_hash(const char *dir, char hex[65])
+{
+	struct sha256 ctx;
+	unsigned char d[SHA256_LEN];
+	DIR *dp = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	int n = 0;
+
+	sha256_init(&ctx);
+	while (dp && (de = readdir(dp))) {
+		if (de->d_name[0] == '.')
+			continue;
+		names = realloc(names, (n + 1) * sizeof(*names));
+		if (!names)
+			abort();
+		names[n++] = strdup(de->d_name);
+	}
+	if (dp)
+		closedir(dp);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (int i = 0; i < n; i++) {
+		struct buf p = BUF_INIT;
+		buf_addf(&p, "%s/%s", dir, names[i]);
+		hash_file(&ctx, p.ptr);
+		buf_release(&p);
+	}
+	strv_free(names, n);
+	sha256_final(&ctx, d);
+	for (int i = 0; i < SHA256_LEN; i++)
+		sprintf(hex + 2 * i, "%02x", d[i]);
+}
+
+int build_suite(struct run *r)
+{
+	struct buf dir = BUF_INIT, out = BUF_INIT, tmp = BUF_INIT, bin = BUF_INIT, arg = BUF_INIT;
+	struct buf log_path = BUF_INIT;
+	const char *argv[] = { "make", "-C", NULL, NULL, NULL };
+	struct child ch = CHILD_INIT;
+	char hex[65];
+	int ret = -1;
+
+	buf_addf(&dir, "%s/suite", r->patches_dir);
+	suite_hash(dir.ptr, hex);
+	buf_addf(&out, "%s/suite/%.16s", r->cache, hex);
+	buf_addf(&bin, "%s/bbsuite", out.ptr);
+	if (path_exists(bin.ptr)) {
+		r->suite_bin = buf_detach(&bin, NULL);
+		ret = 0;
+		goto out;
+	}
+	buf_addf(&tmp, "%s.tmp-%d", out.ptr, (int)getpid());
+	if (mkdir_p(tmp.ptr, 0755))
+		goto out;
+	buf_addf(&arg, "O=%s", tmp.ptr);
+	buf_addf(&log_path, "%s/suite-build.log", r->logs);
+	argv[2] = dir.ptr;
+	argv[3] = arg.ptr;
+	ch.argv = argv;
+	ch.log_path = log_path.ptr;
+	ch.timeout = 600;
+	ch.cancel = &r->cancel;
+	if (child_run(&ch) || ch.exit_code) {
+		buf_addf(&r->infra, "cannot build the guest suite (see %s)", log_path.ptr);
+		goto out;
+	}
+	if (rename(tmp.ptr, out.ptr) && !path_exists(bin.ptr)) {
+		buf_addf(&r->infra, "cannot keep the suite build '%s': %s", out.ptr,
+			 strerror(errno));
+		goto out;
+	}
+	if (!path_exists(bin.ptr)) {
+		buf_addf(&r->infra, "the suite build made no '%s'", bin.ptr);
+		goto out;
+	}
+	r->suite_bin = buf_detach(&bin, NULL);
+	ret = 0;
+out:
+	remove_tree(tmp.ptr);
+	buf_release(&dir);
+	buf_release(&out);
+	buf_release(&tmp);
+	buf_release(&bin);
+	buf_release(&arg);
+	buf_release(&log_path);
+	return ret;
+}

@@ -1,0 +1,73 @@
+/*
+ * claim: the runner's outer loop.
+ *
+ *   --job ID   claim exactly that job, run it, exit
+ *   --once     claim the next queued job (if any), run it, exit
+ *   (neither)  claim, run, repeat; sleep a little when the queue is empty
+ *
+ * The exit code is ours, never the verdict's: 0 when the runner did its
+ * work (whatever the job's verdict), 1 when it could not (database gone,
+ * --job naming a job that is not queued).  SIGTERM stops the child in
+ * flight, gives the job back to the queue (job_unclaim) and exits 0.
+ */
+#include "runner.h"
+#include "claim.h"
+#include "config.h"
+#include "log.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void runner_name(struct buf *out)
+{
+	char host[256] = "localhost";
+
+	if (*cfg_str("runner.name")) {
+		buf_addstr(out, cfg_str("runner.name"));
+		return;
+	}
+	gethostname(host, sizeof(host) - 1);
+	buf_addf(out, "%s:%d", host, (int)getpid());
+}
+
+int runner_main(struct db *db, const struct runner_opts *opts,
+		const volatile sig_atomic_t *stop)
+{
+	struct buf name = BUF_INIT;
+	int lease = cfg_int("runner.lease"), max = cfg_int("runner.max_attempts");
+	int ret = 0;
+
+	runner_name(&name);
+	while (!*stop) {
+		struct job job = JOB_INIT;
+		int rc = opts->job_id ? job_claim_id(db, opts->job_id, name.ptr, lease, max, &job)
+				      : job_claim_next(db, name.ptr, lease, max, &job);
+		if (rc < 0) {
+			ret = 1;
+			break;
+		}
+		if (rc == 0) {
+			if (opts->job_id) {
+				error("runner: job %lld is not queued", (long long)opts->job_id);
+				ret = 1;
+				break;
+			}
+			if (opts->once) {
+				log_info("runner: no queued job");
+				break;
+			}
+			for (int i = 0; i < 20 && !*stop; i++)
+				usleep(100 * 1000);
+			continue;
+		}
+		if (run_job(db, &job, stop))
+			log_warn("runner: job %lld: could not record its outcome",
+				 (long long)job.id);
+		job_release(&job);
+		if (opts->once || opts->job_id)
+			break;
+	}
+	buf_release(&name);
+	return ret;
+}

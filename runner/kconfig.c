@@ -1,0 +1,214 @@
+/*
+ * kconfig: the kernel configuration of a job's build.
+ *
+ * `make ARCH=x86_64 tinyconfig`, then the fragments from
+ * kernel-patches/configs/ (base.config, plus <variant>.config for [runner]
+ * config_variant) merged with the kernel's scripts/kconfig/merge_config.sh
+ * -m, then `make olddefconfig`.  Kconfig silently drops an option whose
+ * dependencies are not met, so afterwards every option the fragments ask
+ * for is checked in the final .config: a missing one is an infra-error
+ * naming it (our configuration is wrong, not the patch).
+ *
+ * All of it runs in the sandbox: Kconfig files and scripts come from the
+ * patched tree.
+ */
+#include "runner.h"
+#include "config.h"
+#include "log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Does config hold exactly this line? */
+static bool has_line(const char *config, const char *line, size_t len)
+{
+	const char *p = config;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+		if (l == len && !strncmp(p, line, len))
+			return true;
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return false;
+}
+
+/* "CONFIG_X=" set to anything in config? The value into val. */
+static bool find_value(const char *config, const char *name, size_t nlen, struct buf *val)
+{
+	const char *p = config;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t l = nl ? (size_t)(nl - p) : strlen(p);
+		if (l > nlen && !strncmp(p, name, nlen) && p[nlen] == '=') {
+			buf_add(val, p + nlen + 1, l - nlen - 1);
+			return true;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return false;
+}
+
+int kconf_missing(const char *fragment, const char *config, struct buf *missing)
+{
+	const char *p = fragment;
+	struct buf name = BUF_INIT, have = BUF_INIT;
+	int count = 0;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		const char *eq = memchr(p, '=', len);
+
+		buf_reset(&name);
+		buf_reset(&have);
+		if (!strncmp(p, "CONFIG_", 7) && eq) {
+			buf_add(&name, p, eq - p);
+			if (!has_line(config, p, len)) {
+				bool set = find_value(config, name.ptr, name.len, &have);
+				buf_addf(missing, "%s%.*s (%s%s)", count ? ", " : "", (int)len, p,
+					 set ? "have " : "not set", set ? have.ptr : "");
+				count++;
+			}
+		} else if (!strncmp(p, "# CONFIG_", 9) && len > 13 &&
+			   !strncmp(p + len - 11, " is not set", 11)) {
+			buf_add(&name, p + 2, len - 13);
+			if (find_value(config, name.ptr, name.len, &have) &&
+			    strcmp(have.ptr, "n")) {
+				buf_addf(missing, "%s%s=n (have %s)", count ? ", " : "", name.ptr,
+					 have.ptr);
+				count++;
+			}
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	buf_release(&name);
+	buf_release(&have);
+	return count;
+}
+
+static int sandboxed_make(struct run *r, struct variant *v, const char *const *args,
+			  bool in_out, const char *log_path)
+{
+	struct sandbox sb = { .tree = v->tree, .out = v->out, .in_out = in_out,
+			      .flags = SB_DROP };
+	struct sandbox_cmd cmd;
+	struct child ch = CHILD_INIT;
+	const char *env[] = { "KCONFIG_NOSILENTUPDATE=", "ARCH=x86_64", NULL };
+	int ret;
+
+	sandbox_wrap(&sb, args, &cmd);
+	ch.argv = (const char *const *)cmd.argv;
+	ch.cwd = cmd.cwd;
+	ch.env = env;
+	ch.clean_env = true;
+	ch.log_path = log_path;
+	ch.timeout = 600;
+	ch.cancel = &r->cancel;
+	ch.tick = run_tick;
+	ch.tick_arg = r;
+	ret = child_run(&ch);
+	if (!ret && ch.exit_code)
+		ret = 1;
+	sandbox_cmd_release(&cmd);
+	return ret;
+}
+
+/* Copy the fragments into out/ (the sandbox sees only the tree and out). */
+static int stage_fragments(struct run *r, struct variant *v, struct buf *all, char ***names,
+			   int *n)
+{
+	const char *variant = cfg_str("runner.config_variant");
+	const char *want[] = { "base", strcmp(variant, "base") ? variant : NULL };
+
+	for (int i = 0; i < 2 && want[i]; i++) {
+		struct buf src = BUF_INIT, dst = BUF_INIT, text = BUF_INIT;
+		int fd;
+		buf_addf(&src, "%s/configs/%s.config", r->patches_dir, want[i]);
+		buf_addf(&dst, "%s/bb-%s.config", v->out, want[i]);
+		if (buf_read_file(&text, src.ptr)) {
+			buf_addf(&r->infra, "cannot read config fragment '%s': %s", src.ptr,
+				 strerror(errno));
+			buf_release(&src);
+			buf_release(&dst);
+			buf_release(&text);
+			return -1;
+		}
+		fd = open(dst.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || buf_write_fd(&text, fd) || close(fd)) {
+			buf_addf(&r->infra, "cannot write '%s'", dst.ptr);
+			buf_release(&src);
+			buf_release(&dst);
+			buf_release(&text);
+			return -1;
+		}
+		buf_addstr(all, text.ptr);
+		buf_addch(all, '\n');
+		*names = realloc(*names, (*n + 1) * sizeof(**names));
+		if (!*names)
+			abort();
+		buf_reset(&src);
+		buf_addf(&src, "bb-%s.config", want[i]);
+		(*names)[(*n)++] = buf_detach(&src, NULL);
+		buf_release(&dst);
+		buf_release(&text);
+	}
+	return 0;
+}
+
+int kconfig_configure(struct run *r, struct variant *v, struct buf *why)
+{
+	struct buf log_path = BUF_INIT, frags = BUF_INIT, config = BUF_INIT, path = BUF_INIT;
+	char **names = NULL;
+	int nnames = 0, ret = -1, rc;
+	const char *tiny[] = { "make", "O=out", "ARCH=x86_64", "tinyconfig", NULL };
+	const char *olddef[] = { "make", "O=out", "ARCH=x86_64", "olddefconfig", NULL };
+	/* merge_config.sh makes its temporary files in the current directory */
+	const char *merge[8] = { "bash", "../scripts/kconfig/merge_config.sh", "-m", "-O", ".",
+				 ".config" };
+
+	buf_addf(&log_path, "%s/%s-configure.log", v->logs, v->name);
+	if (stage_fragments(r, v, &frags, &names, &nnames))
+		goto out;
+	for (int i = 0; i < nnames && i < 2; i++)
+		merge[6 + i] = names[i];
+	if ((rc = sandboxed_make(r, v, tiny, false, log_path.ptr)) ||
+	    (rc = sandboxed_make(r, v, merge, true, log_path.ptr)) ||
+	    (rc = sandboxed_make(r, v, olddef, false, log_path.ptr))) {
+		if (rc > 0)
+			buf_addf(&r->infra, "configuring the kernel failed (see %s)", log_path.ptr);
+		else
+			buf_addstr(&r->infra, "configuring the kernel was interrupted");
+		goto out;
+	}
+	buf_addf(&path, "%s/.config", v->out);
+	if (buf_read_file(&config, path.ptr)) {
+		buf_addf(&r->infra, "cannot read '%s'", path.ptr);
+		goto out;
+	}
+	if (kconf_missing(frags.ptr, config.ptr, why)) {
+		ret = 1;
+		goto out;
+	}
+	ret = 0;
+out:
+	strv_free(names, nnames);
+	buf_release(&log_path);
+	buf_release(&frags);
+	buf_release(&config);
+	buf_release(&path);
+	return ret;
+}

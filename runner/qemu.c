@@ -1,0 +1,183 @@
+/*
+ * qemu: booting the guest.
+ *
+ * One boot is one qemu-system-x86_64 run with the job's bzImage, our
+ * initramfs, the scenario's devices and command line, a serial console
+ * captured (up to [runner] max_console bytes) and a wall-clock watchdog.
+ * -no-reboot with panic=-1 makes a panicking guest end the run at once.
+ *
+ * The accelerator: /dev/kvm existing proves nothing (on nested setups a 6.1
+ * guest dies in early FPU init, see KERNEL-NOTES), so `accel = auto` boots
+ * the job's own kernel once under KVM with a probe initramfs whose /init
+ * prints a marker; only if the marker appears is KVM used.  The answer is
+ * kept for the life of the runner process and recorded in each verdict.
+ */
+#include "runner.h"
+#include "config.h"
+#include "log.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PROBE_MARKER "bugbridge-probe-reached-init"
+
+static const char *probed_accel;
+
+static void base_argv(struct buf *append, const char *accel, const char *kernel,
+		      const char *initrd, const char ***argv, int *argc)
+{
+	static const char *fixed[] = { "qemu-system-x86_64", "-accel", NULL, "-m", "512",
+				       "-smp", "1", "-nographic", "-no-reboot", "-kernel", NULL,
+				       "-initrd", NULL, "-append", NULL };
+	int n = sizeof(fixed) / sizeof(*fixed);
+
+	*argv = calloc(n + 1, sizeof(**argv));
+	if (!*argv)
+		abort();
+	memcpy(*argv, fixed, sizeof(fixed));
+	(*argv)[2] = accel;
+	(*argv)[10] = kernel;
+	(*argv)[12] = initrd;
+	(*argv)[14] = append->ptr;
+	*argc = n;
+}
+
+static void push(const char ***argv, int *argc, const char *arg)
+{
+	*argv = realloc(*argv, (*argc + 2) * sizeof(**argv));
+	if (!*argv)
+		abort();
+	(*argv)[(*argc)++] = arg;
+	(*argv)[*argc] = NULL;
+}
+
+static bool probe_kvm(struct run *r, const char *kernel)
+{
+	struct buf initrd = BUF_INIT, append = BUF_INIT, console = BUF_INIT;
+	const struct cpio_entry entries[] = {
+		{ "bin", S_IFDIR | 0755, NULL, NULL, 0, 0 },
+		{ "dev", S_IFDIR | 0755, NULL, NULL, 0, 0 },
+		{ "dev/console", S_IFCHR | 0600, NULL, NULL, 5, 1 },
+		{ "bin/busybox", S_IFREG | 0755, "/bin/busybox", NULL, 0, 0 },
+		{ "init", S_IFREG | 0755, NULL,
+		  "#!/bin/busybox sh\n/bin/busybox echo " PROBE_MARKER "\n"
+		  "/bin/busybox poweroff -f\n", 0, 0 },
+	};
+	struct child ch = CHILD_INIT;
+	const char **argv = NULL;
+	int argc;
+	bool ok = false;
+
+	if (access("/dev/kvm", R_OK | W_OK))
+		return false;
+	buf_addf(&initrd, "%s/kvm-probe.cpio", r->jobdir);
+	if (cpio_write(initrd.ptr, entries, sizeof(entries) / sizeof(*entries)))
+		goto out;
+	buf_addstr(&append, "console=ttyS0 panic=-1 oops=panic loglevel=4");
+	base_argv(&append, "kvm", kernel, initrd.ptr, &argv, &argc);
+	buf_init(&console, 1 << 20);
+	ch.argv = argv;
+	ch.capture = &console;
+	ch.timeout = 60;
+	ch.cancel = &r->cancel;
+	child_run(&ch);
+	ok = strstr(console.ptr, PROBE_MARKER) != NULL;
+	if (!ok) {
+		const char *why = strstr(console.ptr, "KVM internal error");
+		log_info("runner: KVM probe boot did not reach /init%s%.*s: using TCG",
+			 why ? ": " : "", why ? 60 : 0, why ? why : "");
+	}
+out:
+	free(argv);
+	buf_release(&initrd);
+	buf_release(&append);
+	buf_release(&console);
+	return ok;
+}
+
+int qemu_pick_accel(struct run *r, const char *kernel, const char *initrd)
+{
+	const char *want = cfg_str("runner.accel");
+
+	(void)initrd;
+	if (strcmp(want, "auto")) {
+		r->accel = want;
+		return 0;
+	}
+	if (!probed_accel) {
+		probed_accel = probe_kvm(r, kernel) ? "kvm" : "tcg";
+		log_info("runner: accelerator %s", probed_accel);
+	}
+	r->accel = probed_accel;
+	return 0;
+}
+
+int qemu_boot(struct run *r, struct boot *b, struct buf *console)
+{
+	struct buf append = BUF_INIT, err = BUF_INIT, only = BUF_INIT;
+	struct buf *args = NULL;
+	const char **argv = NULL;
+	struct child ch = CHILD_INIT;
+	int argc, ret = -1, limit = cfg_int("runner.boot_timeout");
+	const struct scenario_boot *sb = b->sb;
+
+	buf_addstr(&append, "console=ttyS0 panic=-1 oops=panic loglevel=7");
+	for (int i = 0; i < sb->ncmdline; i++)
+		buf_addf(&append, " %s", sb->cmdline[i]);
+	if (b->only)
+		buf_addf(&append, " bbsuite.only=%s", b->only);
+	if (scenario_make_images(sb, b->images_dir, &err)) {
+		buf_addf(&r->infra, "cannot make the disk images: %s", err.ptr);
+		goto out;
+	}
+	base_argv(&append, r->accel, b->kernel, b->initrd, &argv, &argc);
+	args = calloc(sb->nqemu + 1, sizeof(*args));
+	if (!args)
+		abort();
+	for (int i = 0; i < sb->nqemu; i++) {
+		buf_init(&args[i], 0);
+		scenario_subst(sb, sb->qemu[i], b->images_dir, &args[i]);
+		push(&argv, &argc, args[i].ptr);
+	}
+	if (sb->timeout && sb->timeout < limit)
+		limit = sb->timeout;
+	ch.argv = argv;
+	ch.capture = console;
+	ch.timeout = limit;
+	ch.cancel = &r->cancel;
+	ch.tick = run_tick;
+	ch.tick_arg = r;
+	ret = child_run(&ch);
+	b->timed_out = ch.timed_out;
+	b->cancelled = ch.cancelled;
+	b->exit_code = ch.exit_code;
+	b->seconds = ch.seconds;
+	if (b->console_path) {
+		int fd = open(b->console_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			buf_write_fd(console, fd);
+			if (console->overflow)
+				dprintf(fd, "\n[bugbridge: console cut at %zu bytes]\n", console->cap);
+			if (ch.timed_out)
+				dprintf(fd, "\n[bugbridge: guest killed after %d s]\n", limit);
+			close(fd);
+		}
+	}
+	if (ret && (ch.timed_out || ch.cancelled))
+		ret = 0;	/* the caller reads timed_out/cancelled */
+	else if (ret)
+		buf_addstr(&r->infra, "could not start qemu-system-x86_64");
+out:
+	for (int i = 0; args && i < sb->nqemu; i++)
+		buf_release(&args[i]);
+	free(args);
+	free(argv);
+	buf_release(&append);
+	buf_release(&err);
+	buf_release(&only);
+	return ret;
+}

@@ -1,0 +1,773 @@
+/*
+ * run: one claimed job, from its trees to its verdict.
+ *
+ *   prepare   baseline tree (extracted once), suite binary, the candidate's
+ *             patches, the harness series, the scenario file
+ *   per variant (the baseline first when the job asks for one, then the
+ *   patched tree):
+ *     apply      candidate patches (dry run first), then the harness
+ *     configure  tinyconfig + fragments, checked
+ *     build      make bzImage (incremental from the seed build)
+ *     boot       each scenario boot once: console, KTAP, kernel problems
+ *     test       failing tests again with bbsuite.only=NAME (flake_retries)
+ *   report    verdict, change, test results and signatures, in one
+ *             transaction (lib/job.c)
+ *
+ * Who is to blame decides the verdict: a patch that does not apply, does
+ * not build, panics or hangs the guest gets apply-failed, build-failed,
+ * panic, boot-timeout; anything that is our fault (a missing tool, a config
+ * option that did not stick, QEMU that would not start) is infra-error,
+ * which the job queue retries and never reports as the patch's.
+ *
+ * The baseline variant's results are cached in baseline_runs by a key over
+ * the base, config, harness, suite and scenarios: a later job on the same
+ * base copies them instead of building the unpatched kernel again.
+ */
+#include "runner.h"
+#include "config.h"
+#include "log.h"
+#include "sha256.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+DB_SQL(sql_run_baseline_get,
+       "SELECT job_id, verdict, detail FROM baseline_runs WHERE key = ?");
+DB_SQL(sql_run_baseline_tests,
+       "SELECT name, status, runs, failures, diagnostics FROM test_results"
+       " WHERE job_id = ? AND variant = 'baseline' ORDER BY id");
+DB_SQL(sql_run_baseline_put,
+       "INSERT OR REPLACE INTO baseline_runs (key, job_id, verdict, detail) VALUES (?, ?, ?, ?)");
+
+static double now_real(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+void run_tick(void *arg)
+{
+	struct run *r = arg;
+	int lease = cfg_int("runner.lease");
+	double now = now_real();
+	bool cancel = false;
+
+	if (r->stop && *r->stop)
+		r->cancel = 1;
+	if (now - r->last_renew < (lease > 3 ? lease / 3 : 1))
+		return;
+	r->last_renew = now;
+	if (job_renew(r->job, r->db, lease, &cancel)) {
+		r->lease_lost = true;
+		r->cancel = 1;
+	} else if (cancel) {
+		r->cancelled = true;
+		r->cancel = 1;
+	}
+}
+
+int run_stage(struct run *r, struct variant *v, const char *stage)
+{
+	run_stage_end(r, "ok", NULL);
+	r->stage_variant = v ? v->name : "patched";
+	run_tick(r);
+	return job_stage_begin(r->job, r->db, r->stage_variant, stage, &r->stage_id);
+}
+
+int run_stage_end(struct run *r, const char *status, const char *detail)
+{
+	int ret = job_stage_end(r->db, r->stage_id, status, detail);
+
+	r->stage_id = 0;
+	return ret;
+}
+
+static bool interrupted(struct run *r)
+{
+	run_tick(r);
+	return r->cancel != 0;
+}
+
+/* ---- keys ---- */
+
+static char *hex_of(struct sha256 *ctx)
+{
+	unsigned char d[SHA256_LEN];
+	char *hex = malloc(65);
+
+	if (!hex)
+		abort();
+	sha256_final(ctx, d);
+	for (int i = 0; i < SHA256_LEN; i++)
+		sprintf(hex + 2 * i, "%02x", d[i]);
+	hex[16] = '\0';		/* 64 bits name a cache entry well enough */
+	return hex;
+}
+
+static void make_keys(struct run *r)
+{
+	struct sha256 ctx;
+	struct buf path = BUF_INIT;
+	const char *variant = cfg_str("runner.config_variant");
+
+	sha256_init(&ctx);
+	sha256_update(&ctx, r->job->base, strlen(r->job->base) + 1);
+	sha256_update(&ctx, r->kernel_version, strlen(r->kernel_version) + 1);
+	buf_addf(&path, "%s/configs/base.config", r->patches_dir);
+	hash_file(&ctx, path.ptr);
+	buf_reset(&path);
+	buf_addf(&path, "%s/configs/%s.config", r->patches_dir, variant);
+	hash_file(&ctx, path.ptr);
+	for (int i = 0; i < r->nharness; i++)
+		hash_file(&ctx, r->harness[i].path);
+	r->seed_key = hex_of(&ctx);
+
+	sha256_init(&ctx);
+	sha256_update(&ctx, r->seed_key, strlen(r->seed_key) + 1);
+	hash_file(&ctx, r->suite_bin);
+	buf_reset(&path);
+	buf_addf(&path, "%s/suite/init", r->patches_dir);
+	hash_file(&ctx, path.ptr);
+	buf_reset(&path);
+	buf_addf(&path, "%s/suite/scenarios", r->patches_dir);
+	hash_file(&ctx, path.ptr);
+	sha256_update(&ctx, cfg_str("runner.flake_retries"), strlen(cfg_str("runner.flake_retries")));
+	r->suite_key = hex_of(&ctx);
+	buf_release(&path);
+}
+
+/* ---- prepare ---- */
+
+static int prepare(struct run *r)
+{
+	struct buf path = BUF_INIT, err = BUF_INIT;
+	int ret = -1;
+
+	if (tree_base_ensure(r) || build_suite(r) || apply_load_candidate(r))
+		goto out;
+	buf_addf(&path, "%s/harness", r->patches_dir);
+	if (path_exists(path.ptr)) {
+		buf_addstr(&path, "/series");
+		if (path_exists(path.ptr)) {
+			buf_setlen(&path, path.len - strlen("/series"));
+			if (apply_load_series_dir(path.ptr, NULL, &r->harness, &r->nharness,
+						  &r->infra))
+				goto out;
+		}
+	}
+	buf_reset(&path);
+	buf_addf(&path, "%s/suite/scenarios", r->patches_dir);
+	r->scenario = calloc(1, sizeof(*r->scenario));
+	if (!r->scenario)
+		abort();
+	if (scenario_load(path.ptr, r->scenario, &err)) {
+		buf_addstr(&r->infra, err.ptr);
+		goto out;
+	}
+	make_keys(r);
+	ret = 0;
+out:
+	buf_release(&path);
+	buf_release(&err);
+	return ret;
+}
+
+/* ---- one variant ---- */
+
+static void fail_with(struct variant *v, const char *verdict, const char *detail)
+{
+	v->verdict = verdict;
+	buf_reset(&v->detail);
+	buf_addstr(&v->detail, detail);
+}
+
+static int do_apply(struct run *r, struct variant *v)
+{
+	struct buf why = BUF_INIT;
+	char **cand = NULL, **harness = NULL;
+	int ncand = 0, nharness = 0, rc, ret = -1;
+
+	run_stage(r, v, "apply");
+	if (tree_make(r, v))
+		goto out;
+	rc = apply_series(r, v, r->patches, v->npatches, "apply", &why, &cand, &ncand);
+	if (rc > 0) {
+		fail_with(v, "apply-failed", why.ptr);
+		goto out;
+	}
+	if (rc < 0) {
+		buf_addstr(&r->infra, "could not run patch");
+		goto out;
+	}
+	rc = apply_series(r, v, r->harness, r->nharness, "harness", &why, &harness, &nharness);
+	if (rc) {
+		/* The harness is ours; a candidate that conflicts with it is not its fault. */
+		buf_addf(&r->infra, "the test harness does not apply on top of this tree: %s",
+			 why.ptr);
+		goto out;
+	}
+	tree_settle_harness(r, v, harness, nharness, cand, ncand);
+	ret = 0;
+out:
+	strv_free(cand, ncand);
+	strv_free(harness, nharness);
+	buf_release(&why);
+	return ret;
+}
+
+static int do_build(struct run *r, struct variant *v)
+{
+	struct buf why = BUF_INIT;
+	int rc, ret = -1;
+
+	run_stage(r, v, "configure");
+	rc = kconfig_configure(r, v, &why);
+	if (rc) {
+		if (rc > 0)
+			buf_addf(&r->infra, "config options did not stick: %s", why.ptr);
+		goto out;
+	}
+	run_stage(r, v, "build");
+	rc = build_kernel(r, v, &why);
+	if (rc > 0)
+		fail_with(v, "build-failed", why.ptr);
+	if (rc)
+		goto out;
+	if (!v->npatches)
+		tree_save_seed(r, v);
+	ret = 0;
+out:
+	buf_release(&why);
+	return ret;
+}
+
+/* The tests of one boot, with "kernel crashed" for those it never reached. */
+static void collect_tests(struct variant *v, const struct scenario_boot *sb,
+			  const struct ktap_result *k, bool crashed)
+{
+	for (int i = 0; i < k->ntests; i++) {
+		v->tests = realloc(v->tests, (v->ntests + 1) * sizeof(*v->tests));
+		if (!v->tests)
+			abort();
+		vtest_from_ktap(&k->tests[i], &v->tests[v->ntests++]);
+	}
+	if (!crashed)
+		return;
+	for (int j = 0; j < sb->ntests; j++) {
+		bool seen = false;
+		for (int i = 0; i < k->ntests && !seen; i++)
+			seen = !strcmp(k->tests[i].name, sb->tests[j]);
+		if (seen)
+			continue;
+		v->tests = realloc(v->tests, (v->ntests + 1) * sizeof(*v->tests));
+		if (!v->tests)
+			abort();
+		struct vtest *t = &v->tests[v->ntests++];
+		memset(t, 0, sizeof(*t));
+		t->name = strdup(sb->tests[j]);
+		t->status = strdup("fail");
+		t->runs = t->failures = 1;
+		t->diag = strdup("kernel crashed before the test reported");
+	}
+}
+
+/* Add this console's problems to the variant's; true if it panicked. */
+static bool merge_problems(struct variant *v, const struct buf *console)
+{
+	struct logscan_result found;
+	bool panicked;
+
+	logscan(console->ptr, console->len, &found);
+	for (int i = 0; i < found.n; i++) {
+		struct logscan_problem *p = &found.items[i];
+		bool dup = false;
+		for (int j = 0; j < v->problems->n && !dup; j++)
+			if (!strcmp(v->problems->items[j].hash, p->hash)) {
+				v->problems->items[j].count += p->count;
+				dup = true;
+			}
+		if (dup)
+			continue;
+		v->problems->items = realloc(v->problems->items,
+					     (v->problems->n + 1) * sizeof(*v->problems->items));
+		if (!v->problems->items)
+			abort();
+		v->problems->items[v->problems->n++] = *p;
+		memset(p, 0, sizeof(*p));
+	}
+	v->problems->panicked |= found.panicked;
+	panicked = found.panicked;
+	logscan_release(&found);
+	return panicked;
+}
+
+static const char *panic_title(const struct variant *v)
+{
+	for (int i = 0; i < v->problems->n; i++)
+		if (strcmp(v->problems->items[i].kind, "eod") &&
+		    strcmp(v->problems->items[i].kind, "warning"))
+			return v->problems->items[i].title;
+	return v->problems->n ? v->problems->items[0].title : "kernel panic";
+}
+
+/* One boot: 0 and the results in v, or -1 (v->verdict or r->infra set). */
+static int boot_once(struct run *r, struct variant *v, const struct scenario_boot *sb,
+		     const char *only, int run_no, struct ktap_result *k, struct buf *console)
+{
+	struct buf kernel = BUF_INIT, initrd = BUF_INIT, cpath = BUF_INIT, images = BUF_INIT;
+	struct boot b = { 0 };
+	bool panicked;
+	int ret = -1;
+
+	buf_addf(&kernel, "%s/arch/x86/boot/bzImage", v->out);
+	buf_addf(&initrd, "%s/initramfs.cpio", r->jobdir);
+	buf_addf(&images, "%s/images", v->dir);
+	if (only)
+		buf_addf(&cpath, "%s/%s-console-%s-%s-%d.log", v->logs, v->name, sb->name, only,
+			 run_no);
+	else
+		buf_addf(&cpath, "%s/%s-console-%s.log", v->logs, v->name, sb->name);
+	if (!path_exists(initrd.ptr) && initramfs_make(r, initrd.ptr))
+		goto out;
+	if (!r->accel)
+		qemu_pick_accel(r, kernel.ptr, initrd.ptr);
+	b.sb = sb;
+	b.kernel = kernel.ptr;
+	b.initrd = initrd.ptr;
+	b.only = only;
+	b.console_path = cpath.ptr;
+	b.images_dir = images.ptr;
+	buf_init(console, cfg_int("runner.max_console"));
+	if (qemu_boot(r, &b, console))
+		goto out;
+	if (b.cancelled)
+		goto out;
+	if (!b.timed_out && b.exit_code && !strstr(console->ptr, "Linux version")) {
+		buf_addf(&r->infra, "qemu exited with %d before the kernel started (see %s)",
+			 b.exit_code, cpath.ptr);
+		goto out;
+	}
+	panicked = merge_problems(v, console);
+	ktap_parse(console->ptr, console->len, k);
+	if (panicked) {
+		struct buf d = BUF_INIT;
+		buf_addf(&d, "kernel panic during %s%s: %s", only ? "test " : "boot ",
+			 only ? only : sb->name, panic_title(v));
+		fail_with(v, "panic", d.ptr);
+		buf_release(&d);
+		if (!only)
+			collect_tests(v, sb, k, true);
+		goto out;
+	}
+	if (b.timed_out) {
+		struct buf d = BUF_INIT;
+		buf_addf(&d, "guest did not finish within %d s (boot %s%s%s; %d test results"
+			 " before it hung)", sb->timeout && sb->timeout < cfg_int("runner.boot_timeout")
+			 ? sb->timeout : (int)cfg_int("runner.boot_timeout"), sb->name,
+			 only ? ", test " : "", only ? only : "", k->ntests);
+		fail_with(v, "boot-timeout", d.ptr);
+		buf_release(&d);
+		if (!only)
+			collect_tests(v, sb, k, true);
+		goto out;
+	}
+	ret = 0;
+out:
+	buf_release(&kernel);
+	buf_release(&initrd);
+	buf_release(&cpath);
+	buf_release(&images);
+	return ret;
+}
+
+static int do_boot(struct run *r, struct variant *v)
+{
+	run_stage(r, v, "boot");
+	for (int i = 0; i < r->scenario->nboots; i++) {
+		const struct scenario_boot *sb = &r->scenario->boots[i];
+		struct ktap_result k = { 0 };
+		struct buf console = BUF_INIT;
+		int rc = boot_once(r, v, sb, NULL, 0, &k, &console);
+
+		if (!rc) {
+			if (!k.seen_version || !k.ntests) {
+				fail_with(v, "fail", "the guest suite printed no KTAP results");
+				collect_tests(v, sb, &k, true);
+			} else {
+				collect_tests(v, sb, &k, k.planned > k.ntests);
+			}
+		}
+		if (!rc && i == 0)
+			run_stage(r, v, "test");
+		ktap_release(&k);
+		buf_release(&console);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* Re-run each failing test alone, flake_retries times. */
+static int do_reruns(struct run *r, struct variant *v)
+{
+	int retries = cfg_int("runner.flake_retries");
+
+	for (int i = 0; i < v->ntests; i++) {
+		struct vtest *t = &v->tests[i];
+		const struct scenario_boot *sb;
+		if (strcmp(t->status, "fail"))
+			continue;
+		sb = scenario_boot_for(r->scenario, t->name);
+		if (!sb)
+			continue;
+		for (int n = 1; n <= retries; n++) {
+			struct ktap_result k = { 0 };
+			struct buf console = BUF_INIT, prog = BUF_INIT;
+			const char *saved = v->verdict;
+			bool failed = true;
+			const char *diag = NULL;
+
+			buf_addf(&prog, "%s: test: re-running %s (%d/%d)", v->name, t->name, n,
+				 retries);
+			job_progress(r->job, r->db, "test", prog.ptr);
+			buf_release(&prog);
+			if (boot_once(r, v, sb, t->name, n, &k, &console)) {
+				/* a crash or hang in a re-run counts as a failed run */
+				if (r->infra.len || r->cancel) {
+					ktap_release(&k);
+					buf_release(&console);
+					return -1;
+				}
+				v->verdict = saved;
+			}
+			for (int j = 0; j < k.ntests; j++)
+				if (!strcmp(k.tests[j].name, t->name)) {
+					failed = k.tests[j].status == KTAP_FAIL;
+					diag = k.tests[j].reason;
+				}
+			vtest_add_rerun(t, failed, diag);
+			ktap_release(&k);
+			buf_release(&console);
+		}
+	}
+	return 0;
+}
+
+static void summarise(struct variant *v)
+{
+	struct buf d = BUF_INIT;
+	int failed = 0, flaky = 0;
+
+	for (int i = 0; i < v->ntests; i++) {
+		const struct vtest *t = &v->tests[i];
+		if (strcmp(t->status, "fail") && strcmp(t->status, "flaky"))
+			continue;
+		buf_addf(&d, "%s%s: ", d.len ? "\n" : "", t->name);
+		vtest_summary(t, &d);
+		if (*t->diag) {
+			const char *nl = strchr(t->diag, '\n');
+			buf_addf(&d, " (%.*s)", nl ? (int)(nl - t->diag) : (int)strlen(t->diag),
+				 t->diag);
+		}
+		if (!strcmp(t->status, "fail"))
+			failed++;
+		else
+			flaky++;
+	}
+	if (!v->verdict) {
+		v->verdict = failed ? "fail" : "pass";
+		buf_reset(&v->detail);
+		buf_addf(&v->detail, "%d tests: %d failed%s", v->ntests, failed,
+			 flaky ? ", some flaky" : "");
+	}
+	if (d.len) {
+		buf_addch(&v->detail, '\n');
+		buf_addstr(&v->detail, d.ptr);
+	}
+	buf_release(&d);
+}
+
+static int run_variant(struct run *r, struct variant *v)
+{
+	if (do_apply(r, v) || v->verdict || interrupted(r))
+		return v->verdict ? 0 : -1;
+	if (do_build(r, v) || v->verdict || interrupted(r))
+		return v->verdict ? 0 : -1;
+	if (do_boot(r, v) || interrupted(r)) {
+		if (v->verdict)
+			summarise(v);
+		return v->verdict ? 0 : -1;
+	}
+	if (do_reruns(r, v))
+		return -1;
+	summarise(v);
+	return 0;
+}
+
+/* ---- baseline cache ---- */
+
+static bool baseline_from_cache(struct run *r, struct variant *v)
+{
+	sqlite3_stmt *st = db_stmt(r->db, sql_run_baseline_get);
+	sqlite3_int64 job_id;
+
+	if (!st)
+		return false;
+	db_bind_text(st, 1, r->suite_key);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return false;
+	}
+	job_id = sqlite3_column_int64(st, 0);
+	v->verdict = !strcmp(db_col_text(st, 1), "pass") ? "pass" : "fail";
+	buf_addstr(&v->detail, db_col_text(st, 2));
+	sqlite3_reset(st);
+	st = db_stmt(r->db, sql_run_baseline_tests);
+	if (!st)
+		return false;
+	sqlite3_bind_int64(st, 1, job_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct vtest *t;
+		v->tests = realloc(v->tests, (v->ntests + 1) * sizeof(*v->tests));
+		if (!v->tests)
+			abort();
+		t = &v->tests[v->ntests++];
+		memset(t, 0, sizeof(*t));
+		t->name = strdup(db_col_text(st, 0));
+		t->status = strdup(db_col_text(st, 1));
+		t->runs = sqlite3_column_int(st, 2);
+		t->failures = sqlite3_column_int(st, 3);
+		t->diag = strdup(db_col_text(st, 4));
+	}
+	sqlite3_reset(st);
+	v->from_cache = true;
+	log_info("runner: baseline results from job %lld (same base, config and suite)",
+		 (long long)job_id);
+	return true;
+}
+
+static void baseline_remember(struct run *r, const struct variant *v)
+{
+	sqlite3_stmt *st = db_stmt(r->db, sql_run_baseline_put);
+
+	if (!st)
+		return;
+	db_bind_text(st, 1, r->suite_key);
+	sqlite3_bind_int64(st, 2, r->job->id);
+	db_bind_text(st, 3, v->verdict);
+	db_bind_text(st, 4, v->detail.ptr);
+	db_step_done(r->db, st);
+}
+
+/* ---- report ---- */
+
+static void add_outcome_rows(const struct variant *v, struct job_test **tests, int *nt,
+			     struct job_signature **sigs, int *ns)
+{
+	for (int i = 0; i < v->ntests; i++) {
+		const struct vtest *t = &v->tests[i];
+		*tests = realloc(*tests, (*nt + 1) * sizeof(**tests));
+		if (!*tests)
+			abort();
+		(*tests)[(*nt)++] = (struct job_test){ v->name, t->name, t->status, t->runs,
+						       t->failures, t->diag, t->change };
+	}
+	for (int i = 0; v->problems && i < v->problems->n; i++) {
+		const struct logscan_problem *p = &v->problems->items[i];
+		*sigs = realloc(*sigs, (*ns + 1) * sizeof(**sigs));
+		if (!*sigs)
+			abort();
+		(*sigs)[(*ns)++] = (struct job_signature){ v->name, p->kind, p->title, p->frames,
+							   p->hash };
+	}
+}
+
+static int report(struct run *r, struct variant *patched, struct variant *base)
+{
+	struct job_outcome out = { 0 };
+	struct job_test *tests = NULL;
+	struct job_signature *sigs = NULL;
+	struct buf detail = BUF_INIT;
+	int nt = 0, ns = 0, ret;
+
+	if (r->infra.len) {
+		out.verdict = "infra-error";
+		buf_addstr(&detail, r->infra.ptr);
+	} else {
+		out.verdict = patched->verdict;
+		buf_addstr(&detail, patched->detail.ptr);
+		if (base && base->verdict) {
+			out.change = verdict_compare(patched->tests, patched->ntests, base->tests,
+						     base->ntests, patched->verdict, base->verdict);
+			buf_addf(&detail, "\nbaseline%s: %s: %s", base->from_cache ? " (cached)" : "",
+				 base->verdict, base->detail.ptr);
+		}
+		add_outcome_rows(patched, &tests, &nt, &sigs, &ns);
+		if (base)
+			add_outcome_rows(base, &tests, &nt, &sigs, &ns);
+	}
+	out.detail = detail.ptr;
+	out.accel = r->accel;
+	out.kernel_version = r->kernel_version;
+	out.log_dir = r->logs;
+	out.tests = tests;
+	out.ntests = nt;
+	out.sigs = sigs;
+	out.nsigs = ns;
+	run_stage(r, patched, "report");
+	ret = job_finish(r->job, r->db, &out, cfg_int("runner.max_attempts"));
+	free(tests);
+	free(sigs);
+	buf_release(&detail);
+	return ret;
+}
+
+/* ---- the job ---- */
+
+static void variant_init(struct run *r, struct variant *v, const char *name, int npatches)
+{
+	struct buf b = BUF_INIT;
+
+	memset(v, 0, sizeof(*v));
+	v->run = r;
+	v->name = name;
+	v->npatches = npatches;
+	buf_addf(&b, "%s/%s", r->jobdir, name);
+	v->dir = buf_detach(&b, NULL);
+	buf_addf(&b, "%s/tree", v->dir);
+	v->tree = buf_detach(&b, NULL);
+	buf_addf(&b, "%s/out", v->tree);
+	v->out = buf_detach(&b, NULL);
+	v->logs = r->logs;
+	v->problems = calloc(1, sizeof(*v->problems));
+	if (!v->problems)
+		abort();
+}
+
+static void variant_release(struct variant *v)
+{
+	free(v->dir);
+	free(v->tree);
+	free(v->out);
+	buf_release(&v->detail);
+	buf_release(&v->console);
+	vtests_free(v->tests, v->ntests);
+	logscan_release(v->problems);
+	free(v->problems);
+}
+
+static void run_release(struct run *r)
+{
+	free(r->cache);
+	free(r->patches_dir);
+	free(r->base_tree);
+	free(r->kernel_version);
+	free(r->jobdir);
+	free(r->logs);
+	free(r->suite_bin);
+	free(r->seed_key);
+	free(r->suite_key);
+	patch_items_free(r->patches, r->npatches);
+	patch_items_free(r->harness, r->nharness);
+	if (r->scenario)
+		scenario_release(r->scenario);
+	free(r->scenario);
+	buf_release(&r->infra);
+}
+
+static int run_setup(struct run *r)
+{
+	struct buf b = BUF_INIT;
+
+	if (runner_cache_dir(&b)) {
+		buf_addstr(&r->infra, "no usable cache dir");
+		buf_release(&b);
+		return -1;
+	}
+	r->cache = buf_detach(&b, NULL);
+	if (runner_patches_dir(&b)) {
+		buf_addstr(&r->infra, "no kernel-patches directory");
+		buf_release(&b);
+		return -1;
+	}
+	r->patches_dir = buf_detach(&b, NULL);
+	buf_addf(&b, "%s/jobs/%lld-a%d", r->cache, (long long)r->job->id, r->job->attempt);
+	r->jobdir = buf_detach(&b, NULL);
+	buf_addf(&b, "%s/logs", r->jobdir);
+	r->logs = buf_detach(&b, NULL);
+	remove_tree(r->jobdir);
+	if (mkdir_p(r->logs, 0755)) {
+		buf_addf(&r->infra, "cannot create '%s'", r->logs);
+		return -1;
+	}
+	return 0;
+}
+
+/* Drop the big trees of a finished job; logs stay. */
+static void cleanup(struct run *r, struct variant *v)
+{
+	if (getenv("BUGBRIDGE_KEEP_TREES"))
+		return;
+	remove_tree(v->dir);
+	(void)r;
+}
+
+int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop)
+{
+	struct run r = { .db = db, .job = job, .stop = stop };
+	struct variant patched = { .name = "patched" }, base = { .name = "baseline" };
+	bool with_base = false;
+	int ret = 0;
+
+	buf_init(&r.infra, 64 * 1024);
+	buf_init(&patched.detail, 0);
+	buf_init(&base.detail, 0);
+	r.last_renew = now_real();
+	run_stage(&r, NULL, "prepare");
+	if (run_setup(&r) || prepare(&r))
+		goto report;
+	variant_init(&r, &patched, "patched", r.npatches);
+	with_base = job->with_baseline && r.npatches > 0;
+	if (with_base) {
+		variant_init(&r, &base, "baseline", 0);
+		if (!baseline_from_cache(&r, &base)) {
+			if (run_variant(&r, &base) && !r.infra.len && !r.cancel)
+				buf_addstr(&r.infra, "baseline run failed");
+			cleanup(&r, &base);
+			if (!r.infra.len && !r.cancel && base.verdict &&
+			    (!strcmp(base.verdict, "pass") || !strcmp(base.verdict, "fail")))
+				baseline_remember(&r, &base);
+		}
+	}
+	if (!r.infra.len && !r.cancel) {
+		if (run_variant(&r, &patched) && !r.infra.len && !r.cancel)
+			buf_addstr(&r.infra, "run ended without a verdict");
+		cleanup(&r, &patched);
+	}
+report:
+	if (r.stage_id)
+		run_stage_end(&r, r.infra.len ? "failed" : "ok", r.infra.len ? r.infra.ptr : NULL);
+	if (r.lease_lost) {
+		log_warn("runner: job %lld: lease lost; dropping the run", (long long)job->id);
+	} else if (r.cancelled) {
+		job_finish_cancelled(job, db);
+	} else if (stop && *stop) {
+		job_unclaim(job, db);
+	} else {
+		if (!r.infra.len && !patched.verdict)
+			buf_addstr(&r.infra, "run ended without a verdict");
+		ret = report(&r, &patched, with_base ? &base : NULL);
+		run_stage_end(&r, "ok", NULL);
+	}
+	variant_release(&patched);
+	variant_release(&base);
+	run_release(&r);
+	return ret;
+}

@@ -1,0 +1,322 @@
+/*
+ * runner: the pieces of bugbridge-runner, in the order a job meets them.
+ *
+ *   claim.c      the main loop: claim a job (lib/job.h), keep its lease,
+ *                run it, release it on SIGTERM
+ *   run.c        one job: prepare, then each variant (baseline, patched)
+ *                through apply, configure, build, boot, test; then report
+ *   paths.c      where things live: cache dir, kernel-patches dir
+ *   sandbox.c    argv prefixes that confine untrusted builds (bwrap/unshare)
+ *   tree.c       pristine baseline (extracted once), per-job trees, seeds
+ *   apply.c      patch series: load from the candidate, dry-run, apply
+ *   kconfig.c    tinyconfig + fragments, and the check that they stuck
+ *   build.c      make bzImage, first compiler errors
+ *   initramfs.c  the newc cpio with busybox, bbsuite and /init
+ *   scenario.c   kernel-patches/suite/scenarios: images, QEMU args, cmdline
+ *   qemu.c       the accelerator probe and one guest boot with a watchdog
+ *   ktap.c       KTAP parser (pure)
+ *   logscan.c    kernel problems in the console log -> signatures (pure)
+ *   verdict.c    flake counting, the verdict and what changed (pure)
+ *
+ * A struct run is one job in progress; struct variant one of its trees.
+ * Everything a stage writes lives under the job's directory in the cache;
+ * logs under <job dir>/logs, which is what jobs.log_dir names.
+ */
+#ifndef BB_RUNNER_H
+#define BB_RUNNER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include "buf.h"
+#include "child.h"
+#include "db.h"
+#include "job.h"
+
+/* ---- paths.c ---- */
+/* [runner] cache_dir, else $XDG_CACHE_HOME/bugbridge, else ~/.cache/bugbridge. */
+int runner_cache_dir(struct buf *out);
+/*
+ * The kernel-patches directory: [runner] patches_dir, else
+ * $BUGBRIDGE_DATADIR/kernel-patches, else the source tree the binary was built
+ * in (the directory above its build dir holding kernel-patches/), else
+ * BB_DATADIR/kernel-patches.
+ */
+int runner_patches_dir(struct buf *out);
+/* mkdir -p */
+int mkdir_p(const char *path, int mode);
+/* rm -rf through a child (trees are large; no recursion here). */
+int remove_tree(const char *path);
+bool path_exists(const char *path);
+/* A file's sha256 folded into ctx (missing file: its name only). */
+struct sha256;
+void hash_file(struct sha256 *ctx, const char *path);
+
+/* ---- sandbox.c ---- */
+enum sandbox_flags {
+	SB_DROP = 1,		/* run as the build user when we are root */
+};
+struct sandbox {
+	const char *mode;	/* "bwrap", "unshare", "none" (auto resolved) */
+	const char *tree;	/* host path mounted read-only (SB: /bb/src) */
+	const char *tree_rw;	/* or read-write */
+	const char *out;	/* host path mounted read-write at tree/out */
+	const char *ccache;	/* host path mounted read-write (/bb/ccache) */
+	bool in_out;		/* start in out/ rather than the tree */
+	int flags;
+};
+/* Resolve [runner] sandbox=auto once; returns "bwrap", "unshare" or "none". */
+const char *sandbox_mode(void);
+/* The build user's uid/gid when we are root; -1 when no drop applies. */
+int sandbox_build_ids(uid_t *uid, gid_t *gid);
+/*
+ * Wrap argv for the sandbox.  *argv_out is a NULL-terminated vector in
+ * storage (free with sandbox_argv_free); *cwd_out the directory to start in
+ * (inside the sandbox it is fixed, so kbuild sees the same paths in every
+ * job); ccache_env gets the CCACHE_DIR value to use.
+ */
+struct sandbox_cmd {
+	char **argv;
+	int argc, alloc;
+	const char *cwd;
+	char *ccache_dir;
+};
+int sandbox_wrap(const struct sandbox *sb, const char *const *argv, struct sandbox_cmd *cmd);
+void sandbox_cmd_release(struct sandbox_cmd *cmd);
+/* chown -R path to the build user (no-op unless we are root and drop). */
+int sandbox_give(const char *path);
+
+/* ---- the job in progress ---- */
+struct run;
+
+struct variant {
+	struct run *run;
+	const char *name;		/* "patched" or "baseline" */
+	char *dir;			/* <job dir>/<name> */
+	char *tree;			/* <dir>/tree */
+	char *out;			/* <tree>/out, the O= dir */
+	char *logs;			/* <job dir>/logs */
+	int npatches;			/* candidate patches applied (0: baseline) */
+	/* outcome */
+	const char *verdict;		/* NULL: still going */
+	struct buf detail;
+	struct buf console;		/* full-suite console */
+	struct ktap_result *ktap;
+	struct vtest *tests;		/* after flake reruns */
+	int ntests;
+	struct logscan_result *problems;
+	bool from_cache;		/* baseline results came from baseline_runs */
+};
+
+struct patch_item {
+	char *name;			/* "0001-foo.patch" */
+	char *path;			/* file on disk */
+};
+
+struct run {
+	struct db *db;
+	struct job *job;
+	const volatile sig_atomic_t *stop;	/* SIGTERM: release and exit */
+	volatile int cancel;		/* child.h kills the child when set */
+	bool lease_lost;
+	bool cancelled;
+	double last_renew;
+	char *cache;			/* cache dir */
+	char *patches_dir;		/* kernel-patches */
+	char *base_tree;		/* pristine baseline */
+	char *kernel_version;
+	char *jobdir;			/* <cache>/jobs/<id> */
+	char *logs;			/* <jobdir>/logs */
+	char *suite_bin;		/* built bbsuite */
+	char *seed_key;			/* base+config+harness hash */
+	char *suite_key;		/* + suite: baseline cache key */
+	const char *accel;		/* "kvm" or "tcg" after the probe */
+	struct patch_item *patches;	/* candidate series */
+	int npatches;
+	struct patch_item *harness;
+	int nharness;
+	struct scenario *scenario;
+	sqlite3_int64 stage_id;
+	const char *stage_variant;
+	struct buf infra;		/* infra-error reason, if any */
+};
+
+/* run.c: run one claimed job to its verdict (or release/cancel). */
+int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop);
+/* The child.h tick: renew the lease about every lease/3 s, see cancel. */
+void run_tick(void *arg);
+/* Stage bookkeeping (job_stages + progress). */
+int run_stage(struct run *r, struct variant *v, const char *stage);
+int run_stage_end(struct run *r, const char *status, const char *detail);
+/* Free a patch list. */
+void patch_items_free(struct patch_item *items, int n);
+
+/* ---- tree.c ---- */
+/* Extract the tarball once (locked); r->base_tree, r->kernel_version. */
+int tree_base_ensure(struct run *r);
+/* v->tree as a hardlink farm of the baseline, v->out empty or from the seed. */
+int tree_make(struct run *r, struct variant *v);
+/* After a seed build (no candidate patches): keep v->out as the seed. */
+int tree_save_seed(struct run *r, struct variant *v);
+/* Files touched only by the harness get the baseline's mtime (see tree.c). */
+int tree_settle_harness(struct run *r, struct variant *v, char **touched, int ntouched,
+			char **cand_touched, int ncand);
+
+/* ---- apply.c ---- */
+/* Load the candidate's patches into <jobdir>/patches; r->patches. */
+int apply_load_candidate(struct run *r);
+/* The harness series from kernel-patches/harness (may be empty). */
+int apply_load_series_dir(const char *dir, const char *dest, struct patch_item **items, int *n,
+			  struct buf *err);
+/*
+ * Apply items[0..n) to v->tree, each dry-run first.  On a patch that does not
+ * apply: returns 1 with the patch name and rejected hunks in *why (and the
+ * log).  touched collects "patching file X" names.  -1: could not run patch.
+ */
+int apply_series(struct run *r, struct variant *v, const struct patch_item *items, int n,
+		 const char *log_name, struct buf *why, char ***touched, int *ntouched);
+void strv_free(char **v, int n);
+
+/* ---- kconfig.c ---- */
+/* tinyconfig + fragments + olddefconfig; 1 with the missing options in *why. */
+int kconfig_configure(struct run *r, struct variant *v, struct buf *why);
+/* Pure: options in fragment text that config text does not have; names in *missing. */
+int kconf_missing(const char *fragment, const char *config, struct buf *missing);
+
+/* ---- build.c ---- */
+/* make bzImage; 1 = compile failed (first errors in *why), -1 infra. */
+int build_kernel(struct run *r, struct variant *v, struct buf *why);
+/* Pure: the first compiler error lines of a build log. */
+void build_first_errors(const char *log, struct buf *out, int max_lines);
+/* Build kernel-patches/suite once per content hash; r->suite_bin. */
+int build_suite(struct run *r);
+
+/* ---- initramfs.c ---- */
+struct cpio_entry {
+	const char *name;		/* path inside, no leading slash */
+	unsigned mode;			/* S_IFREG|0755 ... */
+	const char *src;		/* host file for regular files, or NULL */
+	const char *data;		/* or inline content / symlink target */
+	unsigned rdev_major, rdev_minor;
+};
+/* Write an uncompressed newc archive. */
+int cpio_write(const char *path, const struct cpio_entry *entries, int n);
+/* The guest initramfs for this run: busybox, bbsuite, init. */
+int initramfs_make(struct run *r, const char *path);
+
+/* ---- scenario.c ---- */
+/* kernel-patches/suite/scenarios (grammar at the top of that file). */
+struct scenario_image {
+	char *name;
+	long long size;
+	bool lba_pattern;		/* else zero-filled */
+};
+struct scenario_boot {
+	char *name;
+	int timeout;			/* seconds; 0: [runner] boot_timeout */
+	struct scenario_image *images;
+	int nimages;
+	char **qemu;			/* argv elements, "@NAME@" unresolved */
+	int nqemu;
+	char **cmdline;
+	int ncmdline;
+	char **tests;
+	int ntests;
+};
+struct scenario {
+	struct scenario_boot *boots;
+	int nboots;
+};
+int scenario_load(const char *path, struct scenario *sc, struct buf *err);
+/* Pure: parse text; -1 with "line N: why" in err. */
+int scenario_parse(const char *text, struct scenario *sc, struct buf *err);
+void scenario_release(struct scenario *sc);
+/* The boot that lists test `name` (or a test starting with "name-"), or NULL. */
+const struct scenario_boot *scenario_boot_for(const struct scenario *sc, const char *name);
+/* Fresh images for a boot under dir (dir/NAME.img). */
+int scenario_make_images(const struct scenario_boot *b, const char *dir, struct buf *err);
+/* arg with each "@NAME@" replaced by dir/NAME.img. */
+void scenario_subst(const struct scenario_boot *b, const char *arg, const char *dir,
+		    struct buf *out);
+
+/* ---- qemu.c ---- */
+struct boot {
+	const struct scenario_boot *sb;
+	const char *kernel;		/* bzImage */
+	const char *initrd;
+	const char *only;		/* bbsuite.only=NAME, or NULL */
+	const char *console_path;	/* console copy written here */
+	const char *images_dir;
+	/* results */
+	bool timed_out;
+	bool cancelled;
+	int exit_code;
+	double seconds;
+	double first_test_line;		/* seconds from start to "KTAP version", or -1 */
+};
+/* Decide KVM or TCG once per runner (real probe boot); r->accel. */
+int qemu_pick_accel(struct run *r, const char *kernel, const char *initrd);
+/* Boot once; console appended to *console (capped).  -1: QEMU did not run. */
+int qemu_boot(struct run *r, struct boot *b, struct buf *console);
+
+/* ---- ktap.c (pure) ---- */
+enum ktap_status { KTAP_PASS, KTAP_FAIL, KTAP_SKIP };
+struct ktap_test {
+	int number;
+	char *name;
+	enum ktap_status status;
+	char *reason;			/* after " # " */
+	char *diag;			/* "# " lines before the result, joined */
+};
+struct ktap_result {
+	bool seen_version;
+	int planned;			/* -1: no plan line */
+	struct ktap_test *tests;
+	int ntests;
+};
+/* Parse a console log (kernel lines, \r, interleaving all tolerated). */
+int ktap_parse(const char *text, size_t len, struct ktap_result *out);
+void ktap_release(struct ktap_result *r);
+const char *ktap_status_name(enum ktap_status s);
+
+/* ---- logscan.c (pure) ---- */
+struct logscan_problem {
+	char *kind;			/* oops, bug, warning, kasan, eod, hung, panic */
+	char *title;			/* normalised */
+	char *frames;			/* top frames, newline-separated */
+	char hash[65];
+	int count;
+	char *first_line;		/* raw line, for the verdict detail */
+};
+struct logscan_result {
+	struct logscan_problem *items;
+	int n;
+	bool panicked;			/* "Kernel panic - not syncing" seen */
+};
+int logscan(const char *text, size_t len, struct logscan_result *out);
+void logscan_release(struct logscan_result *r);
+/* Pure: strip timestamps, addresses, pids, CPU numbers from one line. */
+void logscan_normalise(const char *line, struct buf *out);
+
+/* ---- verdict.c (pure) ---- */
+struct vtest {
+	char *name;
+	char *status;			/* pass, fail, skip, flaky */
+	int runs, failures;
+	char *diag;
+	const char *change;		/* set by verdict_compare */
+};
+/* Fold a test's runs: first the full-suite result, then reruns. */
+void vtest_from_ktap(const struct ktap_test *t, struct vtest *out);
+void vtest_add_rerun(struct vtest *t, bool failed, const char *diag);
+void vtests_free(struct vtest *t, int n);
+/* "failed 3/3", "failed 1/3: flaky", "passed" */
+void vtest_summary(const struct vtest *t, struct buf *out);
+/*
+ * Per-test and overall change between baseline and patched results
+ * ("FAIL->PASS", "PASS->FAIL", "FAIL->FAIL", "PASS->PASS", per test also
+ * "FLAKY", "NEW", "GONE").  Returns the overall change (static string).
+ */
+const char *verdict_compare(struct vtest *patched, int np, const struct vtest *base, int nb,
+			    const char *patched_verdict, const char *base_verdict);
+
+#endif

@@ -1,0 +1,277 @@
+/*
+ * tree: the pristine baseline and the per-job trees made from it.
+ *
+ *   <cache>/base/<base>/         the tarball, extracted once (under a lock)
+ *   <cache>/base/<base>.version  its `make kernelversion`
+ *   <cache>/seed/<key>/          the O= dir of a build of base + harness with
+ *                                the config; <key> hashes all of those
+ *   <cache>/jobs/<id>-a<n>/<variant>/tree   a job's tree, out/ inside it
+ *
+ * A job's tree is a hard-link farm of the baseline (`cp -al`: seconds, no
+ * extra space).  GNU patch writes a patched file as a new file and renames
+ * it over the old name, so a patch breaks the link and never changes the
+ * baseline (tests/t3010 checks this); the build only writes to out/.
+ *
+ * A job's out/ starts as a copy of the seed (`cp -a`, keeping mtimes), so
+ * make rebuilds only what the job's patches touch.  The harness is applied
+ * to every tree and so gives its files fresh mtimes; files that only the
+ * harness touched are identical to the seed's, so they get the baseline's
+ * old mtime back (tree_settle_harness) and are not rebuilt.
+ */
+#include "runner.h"
+#include "config.h"
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int run_quiet(const char *const *argv, const char *cwd, const char *log_path,
+		     struct buf *capture)
+{
+	struct child ch = CHILD_INIT;
+
+	ch.argv = argv;
+	ch.cwd = cwd;
+	ch.log_path = log_path;
+	ch.capture = capture;
+	if (child_run(&ch))
+		return -1;
+	if (ch.exit_code) {
+		struct buf d = BUF_INIT;
+		child_describe(&ch, &d);
+		error("'%s' exited with %d", d.ptr, ch.exit_code);
+		buf_release(&d);
+		return -1;
+	}
+	return 0;
+}
+
+static int extract(struct run *r, const char *basedir, const char *name)
+{
+	const char *tarball = cfg_str("runner.kernel_source");
+	struct buf tmp = BUF_INIT, top = BUF_INIT, dest = BUF_INIT;
+	const char *tar[] = { "tar", "-xf", tarball, "-C", NULL, NULL };
+	int ret = -1;
+
+	buf_addf(&tmp, "%s/.extract-%d", basedir, (int)getpid());
+	buf_addf(&dest, "%s/%s", basedir, name);
+	remove_tree(tmp.ptr);
+	if (mkdir_p(tmp.ptr, 0755))
+		goto out;
+	tar[4] = tmp.ptr;
+	log_info("runner: extracting %s (once)", tarball);
+	if (run_quiet(tar, NULL, NULL, NULL)) {
+		buf_addf(&r->infra, "cannot extract '%s'", tarball);
+		goto out;
+	}
+	/* The tarball holds one top directory (linux-source-6.1). */
+	buf_addf(&top, "%s/%s", tmp.ptr, "linux-source-6.1");
+	if (!path_exists(top.ptr)) {
+		buf_reset(&top);
+		buf_addstr(&top, tmp.ptr);
+	}
+	if (rename(top.ptr, dest.ptr)) {
+		buf_addf(&r->infra, "cannot move the extracted tree to '%s': %s", dest.ptr,
+			 strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	remove_tree(tmp.ptr);
+	buf_release(&tmp);
+	buf_release(&top);
+	buf_release(&dest);
+	return ret;
+}
+
+static int record_version(struct run *r, const char *tree, const char *path)
+{
+	const char *argv[] = { "make", "-s", "kernelversion", NULL };
+	struct buf v = BUF_INIT;
+	int fd, ret = -1;
+
+	buf_init(&v, 4096);
+	if (run_quiet(argv, tree, NULL, &v)) {
+		buf_addstr(&r->infra, "cannot read the base's kernelversion");
+		goto out;
+	}
+	buf_trim(&v);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || buf_write_fd(&v, fd) || close(fd)) {
+		buf_addf(&r->infra, "cannot write '%s'", path);
+		goto out;
+	}
+	ret = 0;
+out:
+	buf_release(&v);
+	return ret;
+}
+
+int tree_base_ensure(struct run *r)
+{
+	struct buf dir = BUF_INIT, tree = BUF_INIT, ver = BUF_INIT, lock = BUF_INIT;
+	const char *name = r->job->base;
+	int fd = -1, ret = -1;
+
+	if (strcmp(name, cfg_str("runner.base")) || strchr(name, '/')) {
+		buf_addf(&r->infra, "unknown base '%s' (this runner has '%s')", name,
+			 cfg_str("runner.base"));
+		return -1;
+	}
+	buf_addf(&dir, "%s/base", r->cache);
+	buf_addf(&tree, "%s/%s", dir.ptr, name);
+	buf_addf(&ver, "%s/%s.version", dir.ptr, name);
+	buf_addf(&lock, "%s/.lock", dir.ptr);
+	if (mkdir_p(dir.ptr, 0755))
+		goto out;
+	fd = open(lock.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		buf_addf(&r->infra, "cannot lock '%s'", lock.ptr);
+		goto out;
+	}
+	if (!path_exists(ver.ptr)) {
+		remove_tree(tree.ptr);
+		if (extract(r, dir.ptr, name) || record_version(r, tree.ptr, ver.ptr))
+			goto out;
+	}
+	buf_reset(&lock);
+	if (buf_read_file(&lock, ver.ptr)) {
+		buf_addf(&r->infra, "cannot read '%s'", ver.ptr);
+		goto out;
+	}
+	buf_trim(&lock);
+	r->kernel_version = buf_detach(&lock, NULL);
+	r->base_tree = buf_detach(&tree, NULL);
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	buf_release(&dir);
+	buf_release(&tree);
+	buf_release(&ver);
+	buf_release(&lock);
+	return ret;
+}
+
+static const char *dirname_of(const char *path, struct buf *out)
+{
+	const char *slash = strrchr(path, '/');
+
+	buf_reset(out);
+	buf_add(out, path, slash ? (size_t)(slash - path) : 0);
+	return out->ptr;
+}
+
+static void seed_path(struct run *r, struct buf *out)
+{
+	buf_addf(out, "%s/seed/%s", r->cache, r->seed_key);
+}
+
+int tree_make(struct run *r, struct variant *v)
+{
+	const char *cp_al[] = { "cp", "-al", r->base_tree, v->tree, NULL };
+	const char *cp_seed[] = { "cp", "-a", NULL, v->out, NULL };
+	struct buf seed = BUF_INIT;
+	int ret = -1;
+
+	if (remove_tree(v->dir) || mkdir_p(v->dir, 0755))
+		goto out;
+	if (run_quiet(cp_al, NULL, NULL, NULL)) {
+		buf_addf(&r->infra, "cannot make the tree '%s'", v->tree);
+		goto out;
+	}
+	seed_path(r, &seed);
+	if (path_exists(seed.ptr)) {
+		cp_seed[2] = seed.ptr;
+		if (run_quiet(cp_seed, NULL, NULL, NULL)) {
+			buf_addf(&r->infra, "cannot copy the seed build '%s'", seed.ptr);
+			goto out;
+		}
+		log_info("runner: %s: out/ seeded from %s", v->name, seed.ptr);
+	} else if (mkdir(v->out, 0755)) {
+		buf_addf(&r->infra, "cannot create '%s': %s", v->out, strerror(errno));
+		goto out;
+	}
+	if (sandbox_give(v->out)) {
+		buf_addf(&r->infra, "cannot give '%s' to the build user", v->out);
+		goto out;
+	}
+	ret = 0;
+out:
+	buf_release(&seed);
+	return ret;
+}
+
+int tree_save_seed(struct run *r, struct variant *v)
+{
+	struct buf seed = BUF_INIT, tmp = BUF_INIT, parent = BUF_INIT;
+	const char *cp[] = { "cp", "-a", v->out, NULL, NULL };
+	int ret = -1;
+
+	seed_path(r, &seed);
+	if (path_exists(seed.ptr)) {
+		ret = 0;
+		goto out;
+	}
+	buf_addf(&tmp, "%s.tmp-%d", seed.ptr, (int)getpid());
+	cp[3] = tmp.ptr;
+	if (mkdir_p(r->cache, 0755) || remove_tree(tmp.ptr))
+		goto out;
+	if (mkdir_p(dirname_of(seed.ptr, &parent), 0755))
+		goto out;
+	if (run_quiet(cp, NULL, NULL, NULL))
+		goto out;
+	if (rename(tmp.ptr, seed.ptr) && errno != ENOTEMPTY && errno != EEXIST) {
+		error("cannot keep the seed build '%s': %s", seed.ptr, strerror(errno));
+		goto out;
+	}
+	log_info("runner: kept %s as the seed build for later jobs", seed.ptr);
+	ret = 0;
+out:
+	remove_tree(tmp.ptr);
+	buf_release(&seed);
+	buf_release(&tmp);
+	buf_release(&parent);
+	return ret;
+}
+
+static bool listed(char **list, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(list[i], name))
+			return true;
+	return false;
+}
+
+int tree_settle_harness(struct run *r, struct variant *v, char **touched, int ntouched,
+			char **cand_touched, int ncand)
+{
+	struct buf path = BUF_INIT;
+	struct stat base;
+	struct timespec times[2];
+
+	buf_addf(&path, "%s/Makefile", r->base_tree);
+	if (stat(path.ptr, &base)) {
+		buf_release(&path);
+		return error("cannot stat '%s': %s", path.ptr, strerror(errno));
+	}
+	times[0] = base.st_mtim;
+	times[1] = base.st_mtim;
+	for (int i = 0; i < ntouched; i++) {
+		if (listed(cand_touched, ncand, touched[i]))
+			continue;
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", v->tree, touched[i]);
+		if (utimensat(AT_FDCWD, path.ptr, times, AT_SYMLINK_NOFOLLOW))
+			log_warn("runner: cannot reset the mtime of '%s': %s", path.ptr,
+				 strerror(errno));
+	}
+	buf_release(&path);
+	return 0;
+}
