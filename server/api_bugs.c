@@ -14,25 +14,33 @@
 
 #include <string.h>
 
-#define BUG_FIELDS \
+#define BUG_COLUMNS \
 	"b.id, b.product, b.component, b.status, b.resolution, b.is_open, b.summary," \
 	" b.assigned_to, b.creation_time, b.last_change_time, b.closed_time, b.closed_by," \
-	" b.triage_state, b.needs_attention, b.duplicate_of," \
+	" b.triage_state, b.needs_attention, b.duplicate_of"
+#define BUG_FIELDS BUG_COLUMNS "," \
 	" (SELECT j.verdict FROM jobs j WHERE j.bug_id = b.id AND j.state = 'done'" \
 	"   AND j.verdict IS NOT NULL ORDER BY j.finished_at DESC, j.id DESC LIMIT 1)" \
 	" AS latest_verdict"
 
-/* Separate statements with and without a component, so the index is used. */
-DB_SQL(sql_api_bugs_component,
-       "SELECT " BUG_FIELDS " FROM bugs b WHERE b.component = ?1"
-       " AND (?2 IS NULL OR b.product = ?2) AND b.is_open IN (?3, ?4)"
-       " AND (?5 IS NULL OR b.triage_state = ?5)"
-       " ORDER BY b.last_change_time DESC, b.id DESC LIMIT ?6 OFFSET ?7");
-DB_SQL(sql_api_bugs_all,
-       "SELECT " BUG_FIELDS " FROM bugs b WHERE ?1 IS NULL"
-       " AND (?2 IS NULL OR b.product = ?2) AND b.is_open IN (?3, ?4)"
-       " AND (?5 IS NULL OR b.triage_state = ?5)"
-       " ORDER BY b.last_change_time DESC, b.id DESC LIMIT ?6 OFFSET ?7");
+/*
+ * Lists: the inner query picks the page, the outer one adds each row's
+ * latest verdict, so the verdict subquery runs only for the rows returned.
+ * With a component and "is_open = ?3" (status open or closed) the inner
+ * query walks index bugs_component_open_change in order, without a sort;
+ * hence one statement per shape.  ?1 component, ?2 product, ?3 is_open,
+ * ?5 triage state (NULL: any), ?6 limit, ?7 offset.
+ */
+#define BUG_LIST(where) \
+	"SELECT " BUG_FIELDS " FROM (SELECT " BUG_COLUMNS " FROM bugs b WHERE " where \
+	" AND (?2 IS NULL OR b.product = ?2) AND (?5 IS NULL OR b.triage_state = ?5)" \
+	" ORDER BY b.last_change_time DESC, b.id DESC LIMIT ?6 OFFSET ?7) b" \
+	" ORDER BY b.last_change_time DESC, b.id DESC"
+
+DB_SQL(sql_api_bugs_comp_status, BUG_LIST("b.component = ?1 AND b.is_open = ?3 AND ?4 IS NULL"));
+DB_SQL(sql_api_bugs_comp_all, BUG_LIST("b.component = ?1 AND ?3 IS NULL AND ?4 IS NULL"));
+DB_SQL(sql_api_bugs_status, BUG_LIST("?1 IS NULL AND b.is_open = ?3 AND ?4 IS NULL"));
+DB_SQL(sql_api_bugs_all, BUG_LIST("?1 IS NULL AND ?3 IS NULL AND ?4 IS NULL"));
 DB_SQL(sql_api_bug_one, "SELECT " BUG_FIELDS " FROM bugs b WHERE b.id = ?");
 DB_SQL(sql_api_bug_comments,
        "SELECT id, count, author, time, is_ours, text FROM comments"
@@ -50,17 +58,23 @@ DB_SQL(sql_api_components,
        "SELECT component, product, count(*) AS open, sum(needs_attention) AS needs_attention"
        " FROM bugs WHERE is_open GROUP BY component, product ORDER BY component, product");
 
-static int status_range(const char *status, int *lo, int *hi)
+/* status=open (default) -> 1, closed -> 0, all -> -1; -2 if unknown. */
+static int status_code(const char *status)
 {
 	if (!status || !strcmp(status, "open"))
-		*lo = *hi = 1;
-	else if (!strcmp(status, "closed"))
-		*lo = *hi = 0;
-	else if (!strcmp(status, "all"))
-		*lo = 0, *hi = 1;
-	else
+		return 1;
+	if (!strcmp(status, "closed"))
+		return 0;
+	if (!strcmp(status, "all"))
 		return -1;
-	return 0;
+	return -2;
+}
+
+static const char *list_sql(const char *comp, int open)
+{
+	if (comp)
+		return open >= 0 ? sql_api_bugs_comp_status : sql_api_bugs_comp_all;
+	return open >= 0 ? sql_api_bugs_status : sql_api_bugs_all;
 }
 
 int api_bugs(struct http_request *req, struct http_response *resp)
@@ -69,22 +83,22 @@ int api_bugs(struct http_request *req, struct http_response *resp)
 	struct json_object *o, *rows;
 	sqlite3_stmt *st;
 	long limit, offset = 0;
-	int lo, hi;
+	int open = status_code(http_query(req, "status"));
 
-	if (status_range(http_query(req, "status"), &lo, &hi))
+	if (open == -2)
 		return http_error(resp, 400, "bad status: want open, closed or all");
 	if (api_limit(req, resp, "limit", 100, 1000, &limit))
 		return 0;
 	if (http_query(req, "offset") && strcmp(http_query(req, "offset"), "0") &&
 	    api_limit(req, resp, "offset", 0, 10000000, &offset))
 		return 0;
-	st = db_stmt(req->db, comp ? sql_api_bugs_component : sql_api_bugs_all);
+	st = db_stmt(req->db, list_sql(comp, open));
 	if (!st)
 		return -1;
 	db_bind_text(st, 1, comp);
 	db_bind_text(st, 2, http_query(req, "product"));
-	sqlite3_bind_int(st, 3, lo);
-	sqlite3_bind_int(st, 4, hi);
+	if (open >= 0)
+		sqlite3_bind_int(st, 3, open);
 	db_bind_text(st, 5, http_query(req, "triage"));
 	sqlite3_bind_int64(st, 6, limit + 1);
 	sqlite3_bind_int64(st, 7, offset);

@@ -18,7 +18,13 @@
 
 #define PAGE_SIZE 100
 
-/* Both queries take (component, product or NULL for any product). */
+/*
+ * Both queries take (component, product or NULL for any product).  The
+ * list walks index bugs_component_open_change backwards ("is_open = 1",
+ * not "is_open", so the index gives the order and no sort is needed):
+ * only the rows on the page are read, and only they run the verdict
+ * subquery.
+ */
 DB_SQL(sql_component_exists,
        "SELECT count(*), sum(is_open) FROM bugs WHERE component = ?1"
        " AND (?2 IS NULL OR product = ?2)");
@@ -28,7 +34,7 @@ DB_SQL(sql_component_bugs,
        " (SELECT j.verdict FROM jobs j WHERE j.bug_id = b.id AND j.state = 'done'"
        "   AND j.verdict IS NOT NULL ORDER BY j.finished_at DESC, j.id DESC LIMIT 1)"
        " FROM bugs b WHERE b.component = ?1 AND (?2 IS NULL OR b.product = ?2)"
-       " AND b.is_open ORDER BY b.last_change_time DESC, b.id DESC LIMIT ?3 OFFSET ?4");
+       " AND b.is_open = 1 ORDER BY b.last_change_time DESC, b.id DESC LIMIT ?3 OFFSET ?4");
 
 static int not_found(struct http_request *req, struct http_response *resp, const char *name)
 {
