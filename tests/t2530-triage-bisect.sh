@@ -1,0 +1,101 @@
+#!/bin/sh
+# Series bisection end to end against the stand-in tracker: a 6-patch
+# series (git format-patch --stdout shape) is attached to bug 9372 and
+# polled; its job shows the baseline passing and the whole series failing.
+# bugbridged then queues bisect-step jobs (the runner's part is played
+# here: prefixes of 4 or more patches fail), and reports "patch 4/6
+# introduces the failure" as one comment, after at most 3 runs beyond the
+# two ends.
+. "$(dirname "$0")/lib/test-lib.sh"
+[ -x "$BB_BUILD/bz-standin" ] || skip_all "no bz-standin in $BB_BUILD"
+plan 11
+
+BOT=botkey0123456789abcdefghijABCDEFGHIJ0001
+ADMIN=admkey0123456789abcdefghijABCDEFGHIJ0000
+port=$(free_port)
+bg standin "$BB_BUILD/bz-standin" --listen "127.0.0.1:$port" --db "$TMP/standin.db" \
+	--seed "$BB_SRC/tests/data/tracker-seed.json"
+wait_port "$port" || { diag "$(cat "$TMP/standin.log")"; exit 1; }
+B=http://127.0.0.1:$port
+
+write_config "$TMP/bb.conf" <<EOF
+[tracker]
+url = $B
+api_key = $BOT
+login = bot@example.com
+watch_bugs = 9372
+EOF
+export BUGBRIDGE_CONFIG="$TMP/bb.conf"
+
+cycle() { bbd --once >>"$TMP/bbd.log" 2>&1; }
+count_comments() {
+	curl -s "$B/rest/bug/9372/comment" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sum(sys.argv[1] in c["text"] for c in d["bugs"]["9372"]["comments"]))' "$1"
+}
+
+# A series of six patches, each a complete hunk of its own.
+python3 - "$ADMIN" >"$TMP/attach.json" <<'EOF'
+import base64, json, sys
+subjects = ["sd: tidy sd_read_capacity", "sd: pass the disk to sd_print_result",
+	    "sd: split sd_done", "sd: complete partial writes twice",
+	    "sd: comment the completion path", "sd: rename a local"]
+mbox = ""
+for i, s in enumerate(subjects, 1):
+	mbox += ("From %040x Mon Sep 17 00:00:00 2001\n" % i +
+		 "From: Dev <dev@example.org>\n"
+		 "Date: Thu, 3 Dec 2026 08:00:0%d +0000\n" % i +
+		 "Subject: [PATCH %d/6] %s\n\n" % (i, s) +
+		 "Change %d.\n---\n" % i +
+		 "diff --git a/drivers/scsi/sd.c b/drivers/scsi/sd.c\n"
+		 "--- a/drivers/scsi/sd.c\n+++ b/drivers/scsi/sd.c\n"
+		 "@@ -%d,1 +%d,1 @@\n-old %d\n+new %d\n-- \n2.39.5\n\n" % (i * 10, i * 10, i, i))
+print(json.dumps({"api_key": sys.argv[1], "ids": [9372], "file_name": "sd-series.mbox",
+		  "summary": "sd completion rework, v3", "content_type": "text/plain",
+		  "is_patch": False, "data": base64.b64encode(mbox.encode()).decode()}))
+EOF
+curl -s -H 'Content-Type: application/json' -d @"$TMP/attach.json" \
+	"$B/rest/bug/9372/attachment" >"$TMP/attach.out"
+like "the series is attached" "$(cat "$TMP/attach.out")" '"ids"'
+
+bb db migrate >/dev/null 2>&1
+cycle
+cand=$(sql "SELECT id FROM candidates WHERE kind = 'mbox' AND patch_count = 6")
+like "the poller took it as a 6-patch series" "$cand" '^[0-9]+$'
+root=$(sql "SELECT id FROM jobs WHERE candidate_id = $cand AND kind = 'test'")
+like "and queued its job" "$root" '^[0-9]+$'
+sql "UPDATE jobs SET state = 'cancelled' WHERE id <> $root"
+
+# The two ends: the baseline passes, all six patches fail.
+sql "UPDATE jobs SET state = 'done', verdict = 'fail', change = 'PASS->FAIL', accel = 'kvm'
+	WHERE id = $root;
+INSERT INTO test_results (job_id, variant, name, status, change) VALUES
+	($root, 'baseline', 'sd-partial-completion', 'pass', NULL),
+	($root, 'patched', 'sd-partial-completion', 'fail', 'PASS->FAIL');"
+runs=0
+cycle
+while :; do
+	step=$(sql "SELECT id || ' ' || patch_count FROM jobs WHERE kind = 'bisect-step' AND state = 'queued'")
+	[ -n "$step" ] || break
+	set -- $step
+	runs=$((runs + 1))
+	[ $runs -le 6 ] || break
+	if [ "$2" -ge 4 ]; then v=fail; else v=pass; fi
+	sql "UPDATE jobs SET state = 'done', verdict = '$v', accel = 'kvm' WHERE id = $1"
+	cycle
+done
+
+is "1 to 3 runs beyond the two ends" "$([ $runs -ge 1 ] && [ $runs -le 3 ] && echo yes || echo "no: $runs")" yes
+is "every step was a prefix of the series under the root job" \
+	"$(sql "SELECT COUNT(*) FROM jobs WHERE kind = 'bisect-step' AND (parent_id <> $root OR candidate_id <> $cand OR patch_count NOT BETWEEN 1 AND 5)")" 0
+is "one bisection comment on the tracker" "$(count_comments "bugbridge-bisect: job $root")" 1
+text=$(curl -s "$B/rest/bug/9372/comment")
+like "it names the first bad patch" "$text" "patch 4/6 introduces the failure"
+like "and its subject" "$text" "sd: complete partial writes twice"
+is "the root job's result says the series breaks the test" \
+	"$(count_comments "PASS->FAIL: this series breaks sd-partial-completion")" 1
+cycle
+is "no further steps afterwards" "$(sql "SELECT COUNT(*) FROM jobs WHERE state = 'queued'")" 0
+is "still one bisection comment" "$(count_comments "bugbridge-bisect:")" 1
+done_testing
