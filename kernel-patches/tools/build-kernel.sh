@@ -16,6 +16,11 @@ shift 2
 [ $# -gt 0 ] || set -- "$here/configs/base.config"
 cc=gcc
 command -v ccache >/dev/null 2>&1 && cc="ccache gcc"
+# Paths below the tree's parent are hashed relative to it, so trees that
+# sit at different places (the test cache, a developer's scratch) share
+# ccache entries.
+CCACHE_BASEDIR=$(dirname "$src")
+export CCACHE_BASEDIR
 jobs=$(nproc 2>/dev/null || echo 2)
 
 if [ ! -f "$out/.config" ] || [ "$out/.config" -ot "$1" ]; then
