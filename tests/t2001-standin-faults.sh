@@ -3,7 +3,7 @@
 # tests/tracker/README.md) each do what a client test relies on, its request
 # log hides API keys, and it keeps its state across a restart.
 . "$(dirname "$0")/lib/test-lib.sh"
-plan 30
+plan 35
 
 BOT=botkey0123456789abcdefghijABCDEFGHIJ0001
 SEED=$BB_SRC/tests/data/tracker-seed.json
@@ -110,6 +110,23 @@ unlike "log: the key itself never appears" "$log" "$BOT"
 ctl 'fail?count=5&status=500' >/dev/null
 ctl reset >/dev/null
 is "reset: armed failures are gone" "$(code "$B/rest/version")" 200
+
+# touch: bugs change without a REST request (benchmarks, poll tests)
+before=$(curl -s "$B/rest/bug?id=9371&include_fields=last_change_time")
+sleep 1.1
+out=$(ctl 'touch?first=9371&count=2&comment=poke')
+like "touch: reports the bugs it changed (9371, 9372)" "$out" '"touched":2'
+after=$(curl -s "$B/rest/bug?id=9371&include_fields=last_change_time")
+[ "$before" != "$after" ]; is "touch: last_change_time moved ($after)" "$?" 0
+is "touch: not a REST request, so not logged" \
+	"$(curl -s "$B/__control/requests" | grep -c '__control')" 0
+
+# Apache's request-line limit (8190 bytes): a huge id= list is 414, as on
+# a real Bugzilla; 1000 ids fit
+ids=$(python3 -c 'print(",".join(str(9000 + i) for i in range(1000)))')
+is "a 6 KB request line is answered" "$(code "$B/rest/bug?include_fields=id&id=$ids")" 200
+ids=$(python3 -c 'print(",".join(str(9000 + i) for i in range(2000)))')
+is "a 12 KB request line is 414" "$(code "$B/rest/bug?include_fields=id&id=$ids")" 414
 
 # SIGTERM exits 0; the state survives a restart (no re-seed)
 kill -TERM "$PID_standin"; wait "$PID_standin"; rc=$?

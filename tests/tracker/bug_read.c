@@ -26,12 +26,30 @@ DB_SQL(sql_history_add, "INSERT INTO sa_history(bug, who, time, field, removed,"
        " added, attachment_id) VALUES (?, ?, ?, ?, ?, ?, ?)");
 DB_SQL(sql_history_get, "SELECT who, time, field, removed, added, attachment_id"
        " FROM sa_history WHERE bug = ? ORDER BY id");
-DB_SQL(sql_search, "SELECT id FROM sa_bugs"
-       " WHERE (?1 IS NULL OR last_change_time >= ?1) ORDER BY id");
+DB_SQL(sql_search, "SELECT id, product, component, status, resolution, groups,"
+       " creator, assigned_to, everconfirmed, creation_time, last_change_time"
+       " FROM sa_bugs WHERE (?1 IS NULL OR last_change_time >= ?1) ORDER BY id");
 
 static void copy(char *dst, size_t size, const char *src)
 {
 	snprintf(dst, size, "%s", src);
+}
+
+/* A row of sql_bug_load or sql_search (same columns). */
+static void bug_from_row(sqlite3_stmt *st, struct sa_bug *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->id = sqlite3_column_int(st, 0);
+	copy(b->product, sizeof(b->product), db_col_text(st, 1));
+	copy(b->component, sizeof(b->component), db_col_text(st, 2));
+	copy(b->status, sizeof(b->status), db_col_text(st, 3));
+	copy(b->resolution, sizeof(b->resolution), db_col_text(st, 4));
+	copy(b->groups, sizeof(b->groups), db_col_text(st, 5));
+	b->creator = sqlite3_column_int(st, 6);
+	b->assigned_to = sqlite3_column_int(st, 7);
+	b->everconfirmed = sqlite3_column_int(st, 8);
+	b->creation_time = sqlite3_column_int64(st, 9);
+	b->last_change_time = sqlite3_column_int64(st, 10);
 }
 
 int sa_bug_load(struct db *db, int id, struct sa_bug *b)
@@ -44,17 +62,7 @@ int sa_bug_load(struct db *db, int id, struct sa_bug *b)
 		return -1;
 	sqlite3_bind_int(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		b->id = sqlite3_column_int(st, 0);
-		copy(b->product, sizeof(b->product), db_col_text(st, 1));
-		copy(b->component, sizeof(b->component), db_col_text(st, 2));
-		copy(b->status, sizeof(b->status), db_col_text(st, 3));
-		copy(b->resolution, sizeof(b->resolution), db_col_text(st, 4));
-		copy(b->groups, sizeof(b->groups), db_col_text(st, 5));
-		b->creator = sqlite3_column_int(st, 6);
-		b->assigned_to = sqlite3_column_int(st, 7);
-		b->everconfirmed = sqlite3_column_int(st, 8);
-		b->creation_time = sqlite3_column_int64(st, 9);
-		b->last_change_time = sqlite3_column_int64(st, 10);
+		bug_from_row(st, b);
 		ret = 0;
 	}
 	sqlite3_reset(st);
@@ -134,15 +142,19 @@ static void add_people(struct sa_req *r, struct json_object *o, const struct sa_
 	struct sa_user u;
 	sqlite3_stmt *st;
 
-	if (sa_user_by_id(db, b->creator, &u) == 0) {
+	if ((sa_field_wanted(r, "creator") || sa_field_wanted(r, "creator_detail")) &&
+	    sa_user_by_id(db, b->creator, &u) == 0) {
 		add_str(o, "creator", u.login);
 		json_object_object_add(o, "creator_detail", sa_user_detail(&u));
 	}
-	if (sa_user_by_id(db, b->assigned_to, &u) == 0) {
+	if ((sa_field_wanted(r, "assigned_to") ||
+	     sa_field_wanted(r, "assigned_to_detail")) &&
+	    sa_user_by_id(db, b->assigned_to, &u) == 0) {
 		add_str(o, "assigned_to", u.login);
 		json_object_object_add(o, "assigned_to_detail", sa_user_detail(&u));
 	}
-	if ((st = db_stmt(db, sql_bug_cc))) {
+	if ((sa_field_wanted(r, "cc") || sa_field_wanted(r, "cc_detail")) &&
+	    (st = db_stmt(db, sql_bug_cc))) {
 		sqlite3_bind_int(st, 1, b->id);
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			int id = sqlite3_column_int(st, 0);
@@ -178,6 +190,12 @@ static bool status_open(const char *status)
 	return strcmp(status, "RESOLVED") && strcmp(status, "VERIFIED");
 }
 
+/* Add key only if include_fields/exclude_fields want it (saves the work). */
+#define ADD(key, expr) do { \
+		if (sa_field_wanted(r, key)) \
+			json_object_object_add(o, key, expr); \
+	} while (0)
+
 /* The full bug hash of Bugzilla 5.2's Bug.get, for r's user. */
 static struct json_object *bug_json(struct sa_req *r, const struct sa_bug *b)
 {
@@ -189,43 +207,50 @@ static struct json_object *bug_json(struct sa_req *r, const struct sa_bug *b)
 		"severity", "cf_kernel_version", "cf_regression", "url"
 	};
 
-	json_object_object_add(o, "id", json_object_new_int(b->id));
-	json_object_object_add(o, "alias", empty_array());
-	add_str(o, "product", b->product);
-	add_str(o, "component", b->component);
-	add_str(o, "classification", "Unclassified");
-	add_str(o, "status", b->status);
-	add_str(o, "resolution", b->resolution);
-	json_object_object_add(o, "is_open", json_object_new_boolean(status_open(b->status)));
-	json_object_object_add(o, "is_confirmed", json_object_new_boolean(b->everconfirmed));
-	json_object_object_add(o, "is_creator_accessible", json_object_new_boolean(1));
-	json_object_object_add(o, "is_cc_accessible", json_object_new_boolean(1));
-	json_object_object_add(o, "creation_time", sa_time_json(b->creation_time));
-	json_object_object_add(o, "last_change_time", sa_time_json(b->last_change_time));
-	json_object_object_add(o, "groups", groups_json(b->groups));
-	json_object_object_add(o, "dupe_of", NULL);
-	json_object_object_add(o, "deadline", NULL);
-	add_str(o, "qa_contact", "");
-	add_str(o, "target_milestone", "---");
-	json_object_object_add(o, "see_also", empty_array());
-	json_object_object_add(o, "blocks", empty_array());
-	json_object_object_add(o, "depends_on", empty_array());
-	json_object_object_add(o, "flags", empty_array());
-	if (st) {
+	ADD("id", json_object_new_int(b->id));
+	ADD("alias", empty_array());
+	ADD("product", json_object_new_string(b->product));
+	ADD("component", json_object_new_string(b->component));
+	ADD("classification", json_object_new_string("Unclassified"));
+	ADD("status", json_object_new_string(b->status));
+	ADD("resolution", json_object_new_string(b->resolution));
+	ADD("is_open", json_object_new_boolean(status_open(b->status)));
+	ADD("is_confirmed", json_object_new_boolean(b->everconfirmed));
+	ADD("is_creator_accessible", json_object_new_boolean(1));
+	ADD("is_cc_accessible", json_object_new_boolean(1));
+	ADD("creation_time", sa_time_json(b->creation_time));
+	ADD("last_change_time", sa_time_json(b->last_change_time));
+	ADD("groups", groups_json(b->groups));
+	ADD("dupe_of", NULL);
+	ADD("deadline", NULL);
+	ADD("qa_contact", json_object_new_string(""));
+	ADD("target_milestone", json_object_new_string("---"));
+	ADD("see_also", empty_array());
+	ADD("blocks", empty_array());
+	ADD("depends_on", empty_array());
+	ADD("flags", empty_array());
+	/* Skip the look-ups a narrow include_fields does not need. */
+	if (st && (sa_field_wanted(r, "summary") || sa_field_wanted(r, "whiteboard") ||
+		   sa_field_wanted(r, "version") || sa_field_wanted(r, "priority") ||
+		   sa_field_wanted(r, "severity") || sa_field_wanted(r, "url") ||
+		   sa_field_wanted(r, "op_sys") || sa_field_wanted(r, "platform") ||
+		   sa_field_wanted(r, "cf_kernel_version") ||
+		   sa_field_wanted(r, "cf_regression"))) {
 		sqlite3_bind_int(st, 1, b->id);
 		if (sqlite3_step(st) == SQLITE_ROW)
 			for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-				add_str(o, cols[i], db_col_text(st, (int)i));
+				if (sa_field_wanted(r, cols[i]))
+					add_str(o, cols[i], db_col_text(st, (int)i));
 		sqlite3_reset(st);
 	}
-	kw = json_object_new_array();
-	if ((st = db_stmt(db, sql_bug_keywords))) {
+	if (sa_field_wanted(r, "keywords") && (st = db_stmt(db, sql_bug_keywords))) {
+		kw = json_object_new_array();
 		sqlite3_bind_int(st, 1, b->id);
 		while (sqlite3_step(st) == SQLITE_ROW)
 			json_object_array_add(kw, json_object_new_string(db_col_text(st, 0)));
 		sqlite3_reset(st);
+		json_object_object_add(o, "keywords", kw);
 	}
-	json_object_object_add(o, "keywords", kw);
 	add_people(r, o, b);
 	if (r->user.id) {
 		char tok[64];
@@ -286,14 +311,19 @@ struct search {
 	struct json_object *ids, *products, *components, *statuses, *resolutions;
 };
 
+static int cmp_id(const void *a, const void *b)
+{
+	int x = atoi(json_object_get_string(*(struct json_object *const *)a));
+	int y = atoi(json_object_get_string(*(struct json_object *const *)b));
+
+	return (x > y) - (x < y);
+}
+
 static bool search_match(struct sa_req *r, const struct search *s,
 			 const struct sa_bug *b)
 {
-	char id[16];
-
-	snprintf(id, sizeof(id), "%d", b->id);
-	return sa_bug_visible(b, &r->user) && in_list(s->ids, id) &&
-	       in_list(s->products, b->product) &&
+	/* ids are matched by the caller, which looks them up one by one */
+	return sa_bug_visible(b, &r->user) && in_list(s->products, b->product) &&
 	       in_list(s->components, b->component) &&
 	       in_list(s->statuses, b->status) &&
 	       in_list(s->resolutions, b->resolution);
@@ -319,7 +349,8 @@ void sa_search_bugs(struct sa_req *r)
 	sqlite3_stmt *st;
 	long limit, offset, skipped = 0;
 	time_t t = 0;
-	struct json_object *ids = json_object_new_array();
+	struct sa_bug *found = NULL;
+	size_t nfound = 0, nalloc = 0;
 
 	if (since && sa_parse_time(since, &t)) {
 		sa_error(r, 56, "'%s' is not a legal date.", since);
@@ -339,25 +370,51 @@ void sa_search_bugs(struct sa_req *r)
 	s.components = sa_param_list(r, "component", false);
 	s.statuses = merged_list(r, "status", "bug_status", false);
 	s.resolutions = sa_param_list(r, "resolution", false);
-	if (!(st = db_stmt(db, sql_search))) {
-		sa_error(r, 32610, "database error");
-		goto out;
-	}
-	if (since)
-		sqlite3_bind_int64(st, 1, t);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		json_object_array_add(ids, json_object_new_int(sqlite3_column_int(st, 0)));
-	sqlite3_reset(st);
 	bugs = json_object_new_array();
-	for (size_t i = 0; i < json_object_array_length(ids) &&
-	     (long)json_object_array_length(bugs) < limit; i++) {
-		struct sa_bug b;
-		if (sa_bug_load(db, json_object_get_int(json_object_array_get_idx(ids, i)), &b) ||
-		    !search_match(r, &s, &b))
-			continue;
-		if (skipped++ < offset)
-			continue;
-		json_object_array_add(bugs, bug_json(r, &b));
+	if (json_object_array_length(s.ids)) {
+		/* by id: look each up rather than scanning every bug */
+		json_object_array_sort(s.ids, cmp_id);
+		for (size_t i = 0; i < json_object_array_length(s.ids) &&
+		     (long)json_object_array_length(bugs) < limit; i++) {
+			const char *v = json_object_get_string(json_object_array_get_idx(s.ids, i));
+			struct sa_bug b;
+			if ((i && !strcmp(v, json_object_get_string(
+					json_object_array_get_idx(s.ids, i - 1)))) ||
+			    sa_bug_load(db, atoi(v), &b) ||
+			    (since && b.last_change_time < t) || !search_match(r, &s, &b))
+				continue;
+			if (skipped++ < offset)
+				continue;
+			json_object_array_add(bugs, bug_json(r, &b));
+		}
+	} else {
+		if (!(st = db_stmt(db, sql_search))) {
+			sa_error(r, 32610, "database error");
+			goto out;
+		}
+		if (since)
+			sqlite3_bind_int64(st, 1, t);
+		/* bug_json uses other statements, so collect the rows first */
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			struct sa_bug b;
+			bug_from_row(st, &b);
+			if (!search_match(r, &s, &b))
+				continue;
+			if (skipped++ < offset)
+				continue;
+			if (nfound == nalloc) {
+				nalloc = nalloc ? 2 * nalloc : 64;
+				found = realloc(found, nalloc * sizeof(*found));
+				if (!found)
+					abort();
+			}
+			found[nfound++] = b;
+			if ((long)nfound >= limit)
+				break;
+		}
+		sqlite3_reset(st);
+		for (size_t i = 0; i < nfound; i++)
+			json_object_array_add(bugs, bug_json(r, &found[i]));
 	}
 	o = json_object_new_object();
 	json_object_object_add(o, "bugs", bugs);
@@ -365,7 +422,7 @@ void sa_search_bugs(struct sa_req *r)
 	sa_reply(r, 200, o);
 out:
 	json_object_put(bugs);
-	json_object_put(ids);
+	free(found);
 	json_object_put(s.ids);
 	json_object_put(s.products);
 	json_object_put(s.components);

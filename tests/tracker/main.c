@@ -24,7 +24,12 @@
 
 struct sa_conn {
 	struct buf upload;
+	size_t uri_len;		/* the raw request-target, query included */
+	bool started;
 };
+
+/* Apache's LimitRequestLine: a longer request line is 414 before Bugzilla. */
+#define SA_MAX_REQUEST_LINE 8190
 
 struct sa_out {
 	char *data;
@@ -281,6 +286,8 @@ static void handle_rest(struct standin *st, struct MHD_Connection *c,
 		   JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(r.reply);
 	json_object_put(r.params);
+	json_object_put(r.inc);
+	json_object_put(r.exc);
 }
 
 static enum MHD_Result serve(struct standin *st, struct MHD_Connection *c,
@@ -346,6 +353,18 @@ out:
 	return ret;
 }
 
+/* Log a request refused before it was parsed (its query is not shown). */
+static void log_rejected(struct standin *st, const char *method, const char *url,
+			 int status)
+{
+	struct json_object *none = json_object_new_object();
+
+	pthread_mutex_lock(&st->lock);
+	sa_log_status(sa_log_request(st, method, url, none), status);
+	pthread_mutex_unlock(&st->lock);
+	json_object_put(none);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 				  const char *url, const char *method,
 				  const char *version, const char *upload_data,
@@ -354,12 +373,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	struct sa_conn *conn = *con_cls;
 
 	(void)version;
-	if (!conn) {
-		conn = calloc(1, sizeof(*conn));
-		if (!conn)
-			return MHD_NO;
-		buf_init(&conn->upload, SA_MAX_UPLOAD);
-		*con_cls = conn;
+	if (!conn)
+		return MHD_NO;
+	if (!conn->started) {
+		conn->started = true;
+		if (strlen(method) + 1 + conn->uri_len + 9 > SA_MAX_REQUEST_LINE) {
+			log_rejected(cls, method, url, 414);
+			return send_failure(c, 414, -1);
+		}
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -367,9 +388,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (conn->upload.overflow)
+	if (conn->upload.overflow) {
+		log_rejected(cls, method, url, 413);
 		return send_failure(c, 413, -1);
+	}
 	return serve(cls, c, method, url, &conn->upload);
+}
+
+/* Called with the raw URI before the headers: the per-request state. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct sa_conn *conn = calloc(1, sizeof(*conn));
+
+	(void)cls; (void)c;
+	if (!conn)
+		abort();
+	buf_init(&conn->upload, SA_MAX_UPLOAD);
+	conn->uri_len = strlen(uri);
+	return conn;
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -471,7 +507,9 @@ int main(int argc, char **argv)
 			     MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
 			     0, NULL, NULL, on_request, &st,
 			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+			     MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
 			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 << 10),
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
 			     MHD_OPTION_END);
 	if (!d) {

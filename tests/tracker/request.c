@@ -280,33 +280,40 @@ int sa_bug_id(struct sa_req *r, const char *s)
 	return (int)v;
 }
 
+bool sa_field_wanted(struct sa_req *r, const char *field)
+{
+	size_t ninc;
+	bool keep;
+
+	if (!r->inc) {
+		r->inc = sa_param_list(r, "include_fields", true);
+		r->exc = sa_param_list(r, "exclude_fields", true);
+	}
+	ninc = json_object_array_length(r->inc);
+	keep = ninc == 0;
+	for (size_t i = 0; i < ninc && !keep; i++) {
+		const char *f = json_object_get_string(json_object_array_get_idx(r->inc, i));
+		keep = !strcmp(f, field) || !strcmp(f, "_all") || !strcmp(f, "_default");
+	}
+	for (size_t i = 0; i < json_object_array_length(r->exc) && keep; i++)
+		if (!strcmp(json_object_get_string(json_object_array_get_idx(r->exc, i)), field))
+			keep = false;
+	return keep;
+}
+
 void sa_filter_fields(struct sa_req *r, struct json_object *obj)
 {
-	struct json_object *inc = sa_param_list(r, "include_fields", true);
-	struct json_object *exc = sa_param_list(r, "exclude_fields", true);
-	struct json_object *keys = json_object_new_array();
-	size_t ninc = json_object_array_length(inc);
+	struct json_object *drop = json_object_new_array();
 
 	json_object_object_foreach(obj, key, val) {
-		bool keep = ninc == 0;
 		(void)val;
-		for (size_t i = 0; i < ninc; i++) {
-			const char *f = json_object_get_string(json_object_array_get_idx(inc, i));
-			if (!strcmp(f, key) || !strcmp(f, "_all") || !strcmp(f, "_default"))
-				keep = true;
-		}
-		for (size_t i = 0; i < json_object_array_length(exc); i++)
-			if (!strcmp(json_object_get_string(json_object_array_get_idx(exc, i)), key))
-				keep = false;
-		if (!keep)
-			json_object_array_add(keys, json_object_new_string(key));
+		if (!sa_field_wanted(r, key))
+			json_object_array_add(drop, json_object_new_string(key));
 	}
-	for (size_t i = 0; i < json_object_array_length(keys); i++)
+	for (size_t i = 0; i < json_object_array_length(drop); i++)
 		json_object_object_del(obj, json_object_get_string(
-			json_object_array_get_idx(keys, i)));
-	json_object_put(keys);
-	json_object_put(inc);
-	json_object_put(exc);
+			json_object_array_get_idx(drop, i)));
+	json_object_put(drop);
 }
 
 /* Split path into at most 4 segments; returns the count. */

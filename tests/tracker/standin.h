@@ -72,6 +72,8 @@ struct sa_req {
 	/* the answer */
 	int status;
 	struct json_object *reply;	/* owned; NULL until set */
+	/* include_fields / exclude_fields, parsed on first use; owned */
+	struct json_object *inc, *exc;
 };
 
 /* request.c */
@@ -94,6 +96,8 @@ int sa_require_login(struct sa_req *r);
 void sa_dispatch(struct sa_req *r);
 /* "9370" -> 9370; -1 (and error 100) when not a bug number. */
 int sa_bug_id(struct sa_req *r, const char *s);
+/* Whether include_fields / exclude_fields let field through. */
+bool sa_field_wanted(struct sa_req *r, const char *field);
 /* Filter obj's keys by include_fields / exclude_fields. */
 void sa_filter_fields(struct sa_req *r, struct json_object *obj);
 

@@ -439,6 +439,61 @@ out:
 	return ret;
 }
 
+/*
+ * "bulk": [{"first_id": N, "count": M, "product", "component", "summary"
+ * (a printf format taking the bug id), "reporter", "status", "description"}]
+ * makes many plain bugs at once, for benchmarks.
+ */
+static int seed_bulk(struct db *db, struct json_object *bulk, time_t now,
+		     struct buf *err)
+{
+	for (size_t i = 0; i < json_object_array_length(bulk); i++) {
+		struct json_object *b = json_object_array_get_idx(bulk, i);
+		struct sa_newbug nb = { 0 };
+		int first = jint(b, "first_id", 0), count = jint(b, "count", 0), id, cid;
+		const char *fmt = jstr(b, "summary", "bulk bug");
+
+		nb.product = jstr(b, "product", "Linux");
+		nb.component = jstr(b, "component", "SCSI");
+		nb.status = jstr(b, "status", "CONFIRMED");
+		nb.version = "unspecified";
+		nb.op_sys = "Linux";
+		nb.platform = "PC";
+		nb.priority = "Normal";
+		nb.severity = "normal";
+		nb.everconfirmed = strcmp(nb.status, "UNCONFIRMED") != 0;
+		nb.when = now;
+		nb.assigned_to = 1;
+		if ((nb.creator = user_id(db, jstr(b, "reporter", "user@example.com"),
+					  err)) < 0)
+			return -1;
+		for (int n = 0; n < count; n++) {
+			struct buf summary = BUF_INIT;
+			int rc;
+
+			nb.id = first ? first + n : 0;
+			/* the fixture is ours, but treat the format as data anyway */
+			for (const char *p = fmt; *p; p++) {
+				if (p[0] == '%' && p[1] == 'd') {
+					buf_addf(&summary, "%d", first + n);
+					p++;
+				} else {
+					buf_addch(&summary, *p);
+				}
+			}
+			nb.summary = summary.ptr;
+			rc = sa_bug_insert(db, &nb, &id) ||
+			     sa_comment_add(db, id, nb.creator,
+					    jstr(b, "description", "bulk test bug"),
+					    false, 0, now, &cid);
+			buf_release(&summary);
+			if (rc)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static int seed_load(struct db *db, const char *path, struct buf *err)
 {
 	struct json_object *seed = json_object_from_file(path), *users, *bugs;
@@ -463,6 +518,8 @@ static int seed_load(struct db *db, const char *path, struct buf *err)
 		for (size_t i = 0; i < json_object_array_length(bugs); i++)
 			if (seed_bug(db, json_object_array_get_idx(bugs, i), dir, now, err))
 				goto rollback;
+	if (json_object_object_get_ex(seed, "bulk", &bugs) && seed_bulk(db, bugs, now, err))
+		goto rollback;
 	if (!(st = db_stmt(db, sql_meta_set)))
 		goto rollback;
 	db_bind_text(st, 1, "seeded");
