@@ -11,13 +11,14 @@
  * MAINTAINERS is read once per refresh that has work, from [triage]
  * maintainers; without it owners stay empty, quietly.  With [triage]
  * cc_maintainers the maintainers' addresses are added to the bug's Cc, one
- * update row per owners_key.
+ * update row per distinct set of addresses.
  */
 #include "triage.h"
 #include "config.h"
 #include "log.h"
 #include "maintainers.h"
 #include "outbox.h"
+#include "sha256.h"
 
 #include <ctype.h>
 #include <json.h>
@@ -192,12 +193,11 @@ static int store_one(struct db *db, sqlite3_int64 bug, const char *kind, const c
 	return db_step_done(db, st);
 }
 
-static int queue_cc(struct db *db, sqlite3_int64 bug, const char *key,
-		    const struct maint_result *r)
+static int queue_cc(struct db *db, sqlite3_int64 bug, const struct maint_result *r)
 {
 	json_object *body, *cc, *add;
-	struct buf marker = BUF_INIT;
-	char addr[256];
+	struct buf marker = BUF_INIT, all = BUF_INIT;
+	char addr[256], hex[SHA256_HEX_LEN];
 	int ret;
 
 	if (!cfg_bool("triage.cc_maintainers") || !r->npeople)
@@ -208,14 +208,18 @@ static int queue_cc(struct db *db, sqlite3_int64 bug, const char *key,
 	for (int i = 0; i < r->npeople; i++) {
 		maint_address(r->people[i], addr, sizeof(addr));
 		json_object_array_add(add, json_object_new_string(addr));
+		buf_addf(&all, "%s\n", addr);
 	}
 	json_object_object_add(cc, "add", add);
 	json_object_object_add(body, "cc", cc);
-	buf_addf(&marker, "bugbridge-cc: bug %lld %s", (long long)bug, key);
+	/* one update per set of people: a new comment alone changes nothing */
+	sha256_hex(all.ptr, all.len, hex);
+	buf_addf(&marker, "bugbridge-cc: bug %lld %.16s", (long long)bug, hex);
 	ret = outbox_add(db, "update", bug, 0, marker.ptr,
 			 json_object_to_json_string_ext(body, JSON_C_TO_STRING_PLAIN));
 	json_object_put(body);
 	buf_release(&marker);
+	buf_release(&all);
 	return ret;
 }
 
@@ -249,7 +253,7 @@ static int refresh_bug(struct db *db, const struct maint_db *m, sqlite3_int64 bu
 	sqlite3_bind_int64(st, 2, bug);
 	if (db_step_done(db, st))
 		goto out;
-	ret = nfiles ? queue_cc(db, bug, key, &r) : 0;
+	ret = nfiles ? queue_cc(db, bug, &r) : 0;
 	log_debug("owners: bug %lld: %d file(s), %d maintainer(s), %d list(s)", (long long)bug,
 		  nfiles, nfiles ? r.npeople : 0, nfiles ? r.nlists : 0);
 out:

@@ -21,7 +21,7 @@
  *   bugbridge-bisect: job <root>       bisection result
  *   bugbridge-refused: comment <id>    refusal of a command
  *   bugbridge-ack: job <id>            acknowledgement (off by default)
- *   bugbridge-cc: bug <b> <n>          Cc of maintainers (update)
+ *   bugbridge-cc: bug <b> <hash>       Cc of maintainers (update), per set of people
  */
 #ifndef BB_TRIAGE_H
 #define BB_TRIAGE_H
