@@ -2,8 +2,8 @@
  * bugzilla: the REST calls.  See bugzilla.h for the contract; parsing is in
  * bugzilla_json.c.
  *
- * Every call goes through call(): build the URL (api_key in the query of a
- * GET when we have a key), send the header and, for writes, a body with
+ * Every call goes through call_as(): build the URL (api_key in the query of
+ * a GET when we have a key, except for public resources), send the header and, for writes, a body with
  * "api_key" in it; then turn the answer into BZ_OK or a typed error whose
  * text names the method and path (never the query, which may hold the key)
  * and quotes the tracker's message.
@@ -161,8 +161,8 @@ out:
  * "?a=b..." (built with httpc_query_add).  On success body gets the JSON
  * text of a 2xx answer.
  */
-static int call(struct bz *bz, const char *method, const char *path, struct buf *query,
-		const char *json, struct buf *body)
+static int call_as(struct bz *bz, bool anon, const char *method, const char *path,
+		   struct buf *query, const char *json, struct buf *body)
 {
 	struct httpc_response resp = HTTPC_RESPONSE_INIT;
 	struct buf url = BUF_INIT, err = BUF_INIT, hdr = BUF_INIT, msg = BUF_INIT;
@@ -178,7 +178,7 @@ static int call(struct bz *bz, const char *method, const char *path, struct buf 
 	bz->date = 0;
 	buf_reset(&bz->errmsg);
 	buf_addf(&url, "%s%s%s", bz->url, path, query ? query->ptr : "");
-	if (*bz->api_key) {
+	if (*bz->api_key && !anon) {
 		buf_addf(&hdr, "X-BUGZILLA-API-KEY: %s", bz->api_key);
 		headers[0] = hdr.ptr;
 		if (req.retry)
@@ -241,6 +241,22 @@ out:
 	return ret;
 }
 
+static int call(struct bz *bz, const char *method, const char *path, struct buf *query,
+		const char *json, struct buf *body)
+{
+	return call_as(bz, false, method, path, query, json, body);
+}
+
+/*
+ * Public resources (version, time, fields) go without credentials: the
+ * version check comes first, so a URL that turns out not to be a Bugzilla
+ * never sees the key (in its access log, say).
+ */
+static int call_anon(struct bz *bz, const char *path, struct buf *body)
+{
+	return call_as(bz, true, "GET", path, NULL, NULL, body);
+}
+
 /* A parser failed on a 2xx answer: a malformed-answer error naming the field. */
 static int bad_answer(struct bz *bz, const char *method, const char *path, struct buf *err)
 {
@@ -254,7 +270,7 @@ int bz_version(struct bz *bz, struct buf *version)
 	struct buf body = BUF_INIT, err = BUF_INIT;
 	int ret = -1;
 
-	if (call(bz, "GET", "/rest/version", NULL, NULL, &body)) {
+	if (call_anon(bz, "/rest/version", &body)) {
 		/* say plainly what the usual cause is */
 		struct buf msg = BUF_INIT;
 
@@ -282,7 +298,7 @@ int bz_time(struct bz *bz, struct buf *db_time)
 	struct buf body = BUF_INIT, err = BUF_INIT;
 	int ret = -1;
 
-	if (!call(bz, "GET", "/rest/time", NULL, NULL, &body)) {
+	if (!call_anon(bz, "/rest/time", &body)) {
 		if (bz_parse_time(body.ptr, db_time, &err))
 			bad_answer(bz, "GET", "/rest/time", &err);
 		else
@@ -496,7 +512,7 @@ int bz_statuses(struct bz *bz, struct bz_status_list *out)
 	struct buf body = BUF_INIT, err = BUF_INIT;
 	int ret = -1;
 
-	if (!call(bz, "GET", "/rest/field/bug/bug_status", NULL, NULL, &body)) {
+	if (!call_anon(bz, "/rest/field/bug/bug_status", &body)) {
 		if (bz_parse_statuses(body.ptr, out, &err))
 			bad_answer(bz, "GET", "/rest/field/bug/bug_status", &err);
 		else
