@@ -332,9 +332,9 @@ int logscan(const char *text, size_t len, struct logscan_result *out)
 		if (!strcmp(t->kind, "panic"))
 			out->panicked = true;
 		/* "Oops:" and the panic a BUG/KASAN/oops=panic leads to restate it. */
-		if (report_kind && i <= report_end && strcmp(t->kind, "eod") &&
-		    (!strcmp(t->kind, "oops") || !strcmp(t->kind, "panic") ||
-		     !strcmp(report_kind, "kasan")))
+		if (report_kind && i <= report_end && strcmp(report_kind, "warning") &&
+		    strcmp(report_kind, "hung") &&
+		    (!strcmp(t->kind, "oops") || !strcmp(t->kind, "panic")))
 			continue;
 		buf_reset(&title);
 		buf_reset(&frames);

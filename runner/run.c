@@ -186,6 +186,7 @@ static void fail_with(struct variant *v, const char *verdict, const char *detail
 	v->verdict = verdict;
 	buf_reset(&v->detail);
 	buf_addstr(&v->detail, detail);
+	run_stage_end(v->run, "failed", verdict);
 }
 
 static int do_apply(struct run *r, struct variant *v)
@@ -236,7 +237,10 @@ static int do_build(struct run *r, struct variant *v)
 	}
 	run_stage(r, v, "build");
 	rc = build_kernel(r, v, &why);
-	if (rc > 0)
+	if (rc > 0 && !v->npatches)
+		/* The unpatched base must build: if it does not, the fault is ours. */
+		buf_addf(&r->infra, "the unpatched base does not build: %s", why.ptr);
+	else if (rc > 0)
 		fail_with(v, "build-failed", why.ptr);
 	if (rc)
 		goto out;

@@ -175,6 +175,8 @@ static void wrap_bwrap(const struct sandbox *sb, struct sandbox_cmd *cmd)
 	push(cmd, "/dev");
 	push(cmd, "--proc");
 	push(cmd, "/proc");
+	push(cmd, "--perms");
+	push(cmd, "01777");
 	push(cmd, "--tmpfs");
 	push(cmd, "/tmp");
 	push(cmd, "--setenv");

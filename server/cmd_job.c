@@ -550,7 +550,7 @@ static int job_main(struct db *db, const char *sub, int argc, char **argv)
 	int c, limit = 50;
 
 	opterr = 0;
-	optind = 1;
+	optind = 0;	/* 0: glibc re-initialises (the main program ran getopt before) */
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':

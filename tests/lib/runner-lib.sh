@@ -1,0 +1,48 @@
+# runner-lib.sh: helpers for the runner's integration tests (t30xx).
+# Source after test-lib.sh.  Real kernels, real QEMU: every test shares one
+# cache dir (the extracted baseline, the seed build, ccache), so only the
+# first test of a run pays for a cold kernel build.
+#
+#   BUGBRIDGE_TEST_CACHE   the shared cache dir (default
+#                          ${XDG_CACHE_HOME:-$HOME/.cache}/bugbridge-test)
+
+runner_require() {
+	[ -r /usr/src/linux-source-6.1.tar.xz ] || skip_all "no /usr/src/linux-source-6.1.tar.xz"
+	command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
+	[ -x /bin/busybox ] || skip_all "no busybox-static"
+	[ -r "$BB_SRC/kernel-patches/suite/scenarios" ] || skip_all "no kernel-patches suite yet"
+}
+
+RUNNER_CACHE=${BUGBRIDGE_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bugbridge-test}
+
+# runner_setup [extra config lines on stdin]: config + migrated database.
+runner_setup() {
+	mkdir -p "$RUNNER_CACHE"
+	{
+		echo "[runner]"
+		echo "cache_dir = $RUNNER_CACHE"
+		echo "patches_dir = $BB_SRC/kernel-patches"
+		echo "accel = ${BB_TEST_ACCEL:-auto}"
+		cat
+	} | write_config "$TMP/bb.conf"
+	export BUGBRIDGE_CONFIG="$TMP/bb.conf"
+	bb db migrate >/dev/null 2>&1 || { echo "Bail out! cannot migrate"; exit 1; }
+}
+
+# job_field ID COLUMN: one column of a job row.
+job_field() { sql "SELECT $2 FROM jobs WHERE id = $1"; }
+
+# test_status ID VARIANT NAME: status of one test case.
+test_status() {
+	sql "SELECT status FROM test_results WHERE job_id = $1 AND variant = '$2' AND name = '$3'"
+}
+
+# scenario_tests: every test name the suite's scenarios file declares.
+scenario_tests() {
+	awk '$1 == "test" { print $2 }' "$BB_SRC/kernel-patches/suite/scenarios"
+}
+
+# run_once LOGNAME: bugbridge-runner --once, output kept in $TMP/LOGNAME.
+run_once() {
+	bbrunner --once >"$TMP/$1" 2>&1
+}
