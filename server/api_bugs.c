@@ -54,6 +54,8 @@ DB_SQL(sql_api_bug_jobs,
 DB_SQL(sql_api_bug_posts,
        "SELECT id, kind, job_id, state, attempts, created_at, sent_at, remote_id,"
        " payload AS text FROM outbox WHERE bug_id = ? ORDER BY id");
+DB_SQL(sql_api_bug_owners,
+       "SELECT kind, address, entry FROM bug_owners WHERE bug_id = ? ORDER BY kind DESC, rank");
 DB_SQL(sql_api_components,
        "SELECT component, product, count(*) AS open, sum(needs_attention) AS needs_attention"
        " FROM bugs WHERE is_open GROUP BY component, product ORDER BY component, product");
@@ -153,7 +155,8 @@ int api_bug(struct http_request *req, struct http_response *resp)
 	if (add_list(req->db, o, "comments", sql_api_bug_comments, id) ||
 	    add_list(req->db, o, "candidates", sql_api_bug_candidates, id) ||
 	    add_list(req->db, o, "jobs", sql_api_bug_jobs, id) ||
-	    add_list(req->db, o, "posts", sql_api_bug_posts, id)) {
+	    add_list(req->db, o, "posts", sql_api_bug_posts, id) ||
+	    add_list(req->db, o, "owners", sql_api_bug_owners, id)) {
 		json_object_put(o);
 		return -1;
 	}

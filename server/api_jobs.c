@@ -35,7 +35,7 @@ DB_SQL(sql_api_job_stages,
        "SELECT attempt, variant, stage, started_at, finished_at, status, detail"
        " FROM job_stages WHERE job_id = ? ORDER BY id");
 DB_SQL(sql_api_job_tests,
-       "SELECT variant, name, status, runs, failures, diagnostics FROM test_results"
+       "SELECT variant, name, status, runs, failures, change, diagnostics FROM test_results"
        " WHERE job_id = ? ORDER BY variant DESC, name");
 DB_SQL(sql_api_job_signatures,
        "SELECT variant, kind, title, frames, hash FROM signatures WHERE job_id = ? ORDER BY id");

@@ -23,6 +23,9 @@ DB_SQL(sql_bug_get,
        " creation_time, last_change_time, triage_state, needs_attention,"
        " ifnull(duplicate_of, 0), is_open, closed_time, closed_by, keywords"
        " FROM bugs WHERE id = ?");
+DB_SQL(sql_bug_owners,
+       "SELECT kind, address FROM bug_owners WHERE bug_id = ? ORDER BY kind DESC, rank, address"
+       " LIMIT 30");
 DB_SQL(sql_bug_comments,
        "SELECT id, count, author, time, text, is_private, is_ours FROM comments"
        " WHERE bug_id = ? ORDER BY count, id LIMIT 2000");
@@ -35,7 +38,8 @@ DB_SQL(sql_bug_jobs,
        " ifnull(finished_at, 0), ifnull(accel, ''), ifnull(kernel_version, '')"
        " FROM jobs WHERE bug_id = ? ORDER BY id");
 DB_SQL(sql_bug_tests,
-       "SELECT variant, name, status, runs, failures, diagnostics FROM test_results"
+       "SELECT variant, name, status, runs, failures, diagnostics, ifnull(change, '')"
+       " FROM test_results"
        " WHERE job_id = ? ORDER BY variant DESC, name");
 DB_SQL(sql_bug_signatures,
        "SELECT variant, kind, title, frames FROM signatures WHERE job_id = ? ORDER BY id");
@@ -109,6 +113,27 @@ static void field(struct buf *out, const char *name, const char *value)
 	buf_addstr(out, "</td></tr>\n");
 }
 
+/* Maintainers and lists that MAINTAINERS gives for the bug (triage fills them). */
+static int owners(struct db *db, struct buf *out, sqlite3_int64 id)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_bug_owners);
+	int rc, n = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		buf_addstr(out, n++ ? ", " : "<tr><th>Owners</th><td>");
+		html_txt(out, db_col_text(st, 1));
+		if (!strcmp(db_col_text(st, 0), "list"))
+			buf_addstr(out, " (list)");
+	}
+	sqlite3_reset(st);
+	if (n)
+		buf_addstr(out, "</td></tr>\n");
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Header and facts; returns 1 if the bug is unknown. */
 static int header(struct http_request *req, struct buf *out, sqlite3_int64 id,
 		  const char *latest)
@@ -169,8 +194,11 @@ static int header(struct http_request *req, struct buf *out, sqlite3_int64 id,
 	}
 	buf_addstr(out, "</td></tr>\n<tr><th>Latest verdict</th><td>");
 	page_verdict(out, latest);
-	buf_addstr(out, "</td></tr>\n</table>\n");
+	buf_addstr(out, "</td></tr>\n");
 	sqlite3_reset(st);
+	if (owners(req->db, out, id))
+		return -1;
+	buf_addstr(out, "</table>\n");
 	return 0;
 }
 
@@ -267,7 +295,7 @@ static int job_tests(struct db *db, sqlite3_int64 job, struct buf *out)
 		if (!n++)
 			buf_addstr(out, "<table class=\"tests\">\n<thead><tr><th>Variant</th>"
 				   "<th>Test case</th><th>Result</th><th class=\"num\">Runs</th>"
-				   "<th class=\"num\">Failures</th><th>Diagnostics</th></tr></thead>\n"
+				   "<th class=\"num\">Failures</th><th>Change</th><th>Diagnostics</th></tr></thead>\n"
 				   "<tbody>\n");
 		buf_addstr(out, "<tr><td>");
 		html_txt(out, db_col_text(st, 0));
@@ -277,6 +305,8 @@ static int job_tests(struct db *db, sqlite3_int64 job, struct buf *out)
 		page_verdict(out, db_col_text(st, 2));
 		buf_addf(out, "</td><td class=\"num\">%d</td><td class=\"num\">%d</td><td>",
 			 sqlite3_column_int(st, 3), sqlite3_column_int(st, 4));
+		html_txt(out, db_col_text(st, 6));
+		buf_addstr(out, "</td><td>");
 		html_txt_cut(out, db_col_text(st, 5), 300);
 		buf_addstr(out, "</td></tr>\n");
 	}

@@ -36,7 +36,8 @@ DB_SQL(sql_job_stages,
        "SELECT attempt, variant, stage, started_at, finished_at, status, ifnull(detail, '')"
        " FROM job_stages WHERE job_id = ? ORDER BY id");
 DB_SQL(sql_job_tests,
-       "SELECT variant, name, status, runs, failures, diagnostics FROM test_results"
+       "SELECT variant, name, status, runs, failures, diagnostics, ifnull(change, '')"
+       " FROM test_results"
        " WHERE job_id = ? ORDER BY variant DESC, name");
 DB_SQL(sql_job_signatures,
        "SELECT variant, kind, title, frames, hash FROM signatures WHERE job_id = ? ORDER BY id");
@@ -265,7 +266,7 @@ static int tests(struct db *db, sqlite3_int64 id, struct buf *out)
 		return -1;
 	buf_addstr(out, "<section>\n<h2>Test cases</h2>\n<table class=\"tests\">\n<thead><tr><th>Variant</th>"
 		   "<th>Test case</th><th>Result</th><th class=\"num\">Runs</th>"
-		   "<th class=\"num\">Failures</th><th>Diagnostics</th></tr></thead>\n<tbody>\n");
+		   "<th class=\"num\">Failures</th><th>Change</th><th>Diagnostics</th></tr></thead>\n<tbody>\n");
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		buf_addstr(out, "<tr><td>");
@@ -276,13 +277,15 @@ static int tests(struct db *db, sqlite3_int64 id, struct buf *out)
 		page_verdict(out, db_col_text(st, 2));
 		buf_addf(out, "</td><td class=\"num\">%d</td><td class=\"num\">%d</td><td>",
 			 sqlite3_column_int(st, 3), sqlite3_column_int(st, 4));
+		html_txt(out, db_col_text(st, 6));
+		buf_addstr(out, "</td><td>");
 		html_txt_cut(out, db_col_text(st, 5), 1000);
 		buf_addstr(out, "</td></tr>\n");
 		n++;
 	}
 	sqlite3_reset(st);
 	if (!n)
-		buf_addstr(out, "<tr><td colspan=\"6\">No test results yet.</td></tr>\n");
+		buf_addstr(out, "<tr><td colspan=\"7\">No test results yet.</td></tr>\n");
 	buf_addstr(out, "</tbody>\n</table>\n</section>\n");
 	return rc == SQLITE_DONE ? 0 : -1;
 }

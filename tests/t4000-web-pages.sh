@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/web-lib.sh"
 
-plan 38
+plan 40
 web_start </dev/null || { not_ok "bugbridged serves the dashboard"; diag "$(cat "$TMP/bbd.log")"; exit 1; }
 ok "bugbridged serves the dashboard on port $WEB_PORT"
 
@@ -33,6 +33,8 @@ like "/product/<p>/<c> shows the product" "$(get /product/IO%2FStorage/SCSI)" '<
 page=$(get /bug/9370)
 like "bug page links to the tracker" "$page" 'href="http://127.0.0.1:9/show_bug.cgi\?id=9370"'
 like "bug page shows the triage state" "$page" '<th>Triage</th><td>fix-candidate'
+like "bug page shows owners from MAINTAINERS, escaped" "$page" '<th>Owners</th><td>&quot;James E.J. Bottomley&quot; &lt;jejb@linux.ibm.com&gt;, linux-scsi@vger.kernel.org \(list\)'
+like "bug page shows per-test change against baseline" "$page" 'scsi_completion_basic</td><td><span class="verdict v-pass">pass</span></td><td class="num">1</td><td class="num">0</td><td>FAIL-&gt;PASS'
 like "bug page shows candidate patches" "$page" '0001-sd-fix-completion.patch'
 like "bug page timeline has tracker comments" "$page" 'description #0</span> by reporter@example.org'
 like "bug page shows the test-case table" "$page" 'scsi_completion_basic</td><td><span class="verdict v-fail">fail'

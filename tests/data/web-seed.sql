@@ -113,4 +113,8 @@ INSERT INTO digests (id, list, period, subject, message_id, body, outbox_id, cre
  (1, 'linux-scsi@vger.kernel.org', '2026-12-01', '[bugbridge] SCSI digest for 2026-12-01',
   '<digest-1@bugbridge>', 'Bug 9370: sd: lost completion <script>alert(1)</script> - pass',
   4, 1796100000);
+INSERT INTO bug_owners (bug_id, kind, address, entry, rank) VALUES
+ (9370, 'maintainer', '"James E.J. Bottomley" <jejb@linux.ibm.com>', 'SCSI SUBSYSTEM', 0),
+ (9370, 'list', 'linux-scsi@vger.kernel.org', 'SCSI SUBSYSTEM', 0);
+UPDATE test_results SET change = 'FAIL->PASS' WHERE job_id = 2 AND name = 'scsi_completion_basic';
 COMMIT;
