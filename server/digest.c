@@ -3,9 +3,10 @@
  * it and queue its mail in one transaction, then send pending mail.
  *
  * The period is the key: `digests` holds UNIQUE (list, period), and the
- * check, the build and both inserts happen under one BEGIN IMMEDIATE, so two
- * processes (bugbridged and `bugbridge digest --send-now`) can never queue
- * the same digest twice, and a crash leaves either both rows or neither.
+ * check and both inserts (the digest and its outbox row) happen under one
+ * BEGIN IMMEDIATE, so two processes (bugbridged and `bugbridge digest
+ * --send-now`) can never queue the same digest twice, and a crash leaves
+ * either both rows or neither.
  * "Since the last digest" means since the previous digest of the same list
  * was built (its created_at); a list's first digest covers one period back.
  * A digest with nothing in it is not sent (and not recorded, so the next
@@ -170,9 +171,47 @@ out:
 	return ret;
 }
 
-/* Inside the transaction: 1 queued, 0 nothing to do, -1 error. */
-static int queue_locked(struct db *db, const struct digest_route *r, const char *period,
-			time_t now)
+/*
+ * Record and queue under the write lock, unless another process got there
+ * first (the period is taken, or the list's last digest changed under us):
+ * 1 recorded, 0 not, -1 error.
+ */
+static int record_locked(struct db *db, const struct digest_route *r, const char *period,
+			 const struct digest *d, const struct digest_prev *prev,
+			 const char *message_id, const char *message, time_t now)
+{
+	struct digest_prev again;
+	bool exists = false;
+	int ret = -1;
+
+	buf_init(&again.in_reply_to, 0);
+	buf_init(&again.references, 0);
+	if (db_begin(db))
+		return -1;
+	if (digest_exists(db, r, period, &exists) || prev_load(db, r, now, &again))
+		goto out;
+	if (exists || strcmp(again.in_reply_to.ptr, prev->in_reply_to.ptr)) {
+		ret = 0;
+		goto out;
+	}
+	if (record(db, r, period, d, message_id, prev->in_reply_to.ptr, message, now))
+		goto out;
+	if (db_commit(db))
+		goto out;
+	ret = 1;
+out:
+	if (ret != 1)
+		db_rollback(db);
+	prev_release(&again);
+	return ret;
+}
+
+/*
+ * The build reads outside any transaction (it may take a while over a big
+ * tracker, and must not hold the write lock meanwhile); only the check and
+ * the two inserts run under it.
+ */
+int digest_queue(struct db *db, const struct digest_route *r, const char *period, time_t now)
 {
 	struct buf message_id = BUF_INIT, message = BUF_INIT, tag = BUF_INIT;
 	struct digest_prev prev;
@@ -202,34 +241,15 @@ static int queue_locked(struct db *db, const struct digest_route *r, const char 
 		goto out;
 	}
 	compose(r, &d, &prev, message_id.ptr, now, &message, false);
-	if (record(db, r, period, &d, message_id.ptr, prev.in_reply_to.ptr, message.ptr, now))
-		goto out;
-	log_info("digest: queued %s for '%s' (%s)", period, r->list, message_id.ptr);
-	ret = 1;
+	ret = record_locked(db, r, period, &d, &prev, message_id.ptr, message.ptr, now);
+	if (ret > 0)
+		log_info("digest: queued %s for '%s' (%s)", period, r->list, message_id.ptr);
 out:
 	digest_release(&d);
 	prev_release(&prev);
 	buf_release(&message_id);
 	buf_release(&message);
 	buf_release(&tag);
-	return ret;
-}
-
-int digest_queue(struct db *db, const struct digest_route *r, const char *period, time_t now)
-{
-	int ret;
-
-	if (db_begin(db))
-		return -1;
-	ret = queue_locked(db, r, period, now);
-	if (ret < 0) {
-		db_rollback(db);
-		return -1;
-	}
-	if (db_commit(db)) {
-		db_rollback(db);
-		return -1;
-	}
 	return ret;
 }
 
