@@ -326,6 +326,35 @@ static int signatures(struct db *db, sqlite3_int64 id, struct buf *out)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* " Position 2 in the queue; estimated start ~..., finish ~...". */
+static int queue_note(struct db *db, struct buf *out, sqlite3_int64 id, time_t now)
+{
+	struct queue q;
+
+	if (queue_load(db, now, &q))
+		return -1;
+	for (int i = 0; i < q.n; i++) {
+		const struct queue_entry *e = &q.v[i];
+
+		if (e->job_id != id)
+			continue;
+		if (e->position)
+			buf_addf(out, " Position %d in the queue.", e->position);
+		if (e->est_start && e->position) {
+			buf_addstr(out, " Estimated start ~");
+			page_time(out, e->est_start);
+			buf_addstr(out, ",");
+		}
+		if (e->est_finish) {
+			buf_addstr(out, " estimated finish ~");
+			page_time(out, e->est_finish);
+			buf_addstr(out, " (from recent stage durations).");
+		}
+	}
+	queue_release(&q);
+	return 0;
+}
+
 static int show(struct http_request *req, struct http_response *resp, sqlite3_int64 id)
 {
 	struct buf *out = &resp->body, title = BUF_INIT;
@@ -348,9 +377,13 @@ static int show(struct http_request *req, struct http_response *resp, sqlite3_in
 	page_begin(out, title.ptr, live ? REFRESH_SECONDS : 0);
 	buf_release(&title);
 	facts(out, st, id, now);
-	if (live)
+	if (live) {
 		buf_addf(out, "<p class=\"note live\">This page refreshes every %d seconds while "
-			 "the job is %s.</p>\n", REFRESH_SECONDS, state);
+			 "the job is %s.", REFRESH_SECONDS, state);
+		if (queue_note(req->db, out, id, now))
+			buf_addstr(out, " (no queue estimate: database error)");
+		buf_addstr(out, "</p>\n");
+	}
 	log_dir = strdup(db_col_text(st, 13));
 	sqlite3_reset(st);
 	if (!log_dir)

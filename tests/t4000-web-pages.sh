@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/web-lib.sh"
 
-plan 40
+plan 41
 web_start </dev/null || { not_ok "bugbridged serves the dashboard"; diag "$(cat "$TMP/bbd.log")"; exit 1; }
 ok "bugbridged serves the dashboard on port $WEB_PORT"
 
@@ -48,6 +48,7 @@ like "job page shows stages with durations" "$page" '<td>build</td><td>[0-9: -]+
 like "job page lists the logs present" "$page" 'href="/job/1/build.log"'
 unlike "job page does not list a symlinked log" "$page" 'evil.log'
 unlike "finished job page does not refresh" "$page" 'http-equiv="refresh"'
+like "queued job page shows position and estimate" "$(get /job/5)" 'Position 2 in the queue. Estimated start ~[0-9: -]+, estimated finish'
 like "running job page refreshes itself" "$(get /job/3)" '<meta http-equiv="refresh" content="5">'
 is "build.log is served" "$(raw /job/1/build.log | sed -n 2p)" "BUILD-LOG-LINE-1 <ok>"
 like "build.log is text/plain" "$(headers /job/1/build.log)" 'Content-Type: text/plain'
