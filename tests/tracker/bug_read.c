@@ -185,10 +185,6 @@ static struct json_object *groups_json(const char *csv)
 	return a;
 }
 
-static bool status_open(const char *status)
-{
-	return strcmp(status, "RESOLVED") && strcmp(status, "VERIFIED");
-}
 
 /* Add key only if include_fields/exclude_fields want it (saves the work). */
 #define ADD(key, expr) do { \
@@ -214,7 +210,7 @@ static struct json_object *bug_json(struct sa_req *r, const struct sa_bug *b)
 	ADD("classification", json_object_new_string("Unclassified"));
 	ADD("status", json_object_new_string(b->status));
 	ADD("resolution", json_object_new_string(b->resolution));
-	ADD("is_open", json_object_new_boolean(status_open(b->status)));
+	ADD("is_open", json_object_new_boolean(sa_status_open(b->status)));
 	ADD("is_confirmed", json_object_new_boolean(b->everconfirmed));
 	ADD("is_creator_accessible", json_object_new_boolean(1));
 	ADD("is_cc_accessible", json_object_new_boolean(1));

@@ -26,70 +26,6 @@ void sa_get_time(struct sa_req *r)
 	sa_reply(r, 200, o);
 }
 
-/* The default workflow; the first row (no name) is "a new bug". */
-static const struct {
-	const char *name;
-	int sortkey;
-	bool open;
-	const char *to[4];
-} workflow[] = {
-	{ NULL, 0, true, { "UNCONFIRMED", "CONFIRMED", "IN_PROGRESS", NULL } },
-	{ "UNCONFIRMED", 100, true, { "CONFIRMED", "IN_PROGRESS", "RESOLVED", NULL } },
-	{ "CONFIRMED", 200, true, { "IN_PROGRESS", "RESOLVED", NULL } },
-	{ "IN_PROGRESS", 300, true, { "CONFIRMED", "RESOLVED", NULL } },
-	{ "RESOLVED", 400, false, { "UNCONFIRMED", "CONFIRMED", "VERIFIED", NULL } },
-	{ "VERIFIED", 500, false, { "UNCONFIRMED", "CONFIRMED", NULL } },
-};
-
-static const char *const resolution_values[] = {
-	"", "FIXED", "INVALID", "WONTFIX", "DUPLICATE", "WORKSFORME"
-};
-
-static struct json_object *value(const char *name, int sortkey)
-{
-	struct json_object *v = json_object_new_object();
-
-	json_object_object_add(v, "name", name ? json_object_new_string(name) : NULL);
-	json_object_object_add(v, "sortkey", json_object_new_int(sortkey));
-	json_object_object_add(v, "sort_key", json_object_new_int(sortkey));
-	json_object_object_add(v, "visibility_values", json_object_new_array());
-	return v;
-}
-
-static struct json_object *status_values(void)
-{
-	struct json_object *values = json_object_new_array();
-
-	for (size_t i = 0; i < sizeof(workflow) / sizeof(workflow[0]); i++) {
-		struct json_object *v = value(workflow[i].name, workflow[i].sortkey);
-		struct json_object *to = json_object_new_array();
-
-		for (int j = 0; j < 4 && workflow[i].to[j]; j++) {
-			struct json_object *t = json_object_new_object();
-			json_object_object_add(t, "name",
-					       json_object_new_string(workflow[i].to[j]));
-			json_object_object_add(t, "comment_required",
-					       json_object_new_boolean(0));
-			json_object_array_add(to, t);
-		}
-		json_object_object_add(v, "is_open", json_object_new_boolean(workflow[i].open));
-		json_object_object_add(v, "can_change_to", to);
-		json_object_array_add(values, v);
-	}
-	return values;
-}
-
-static struct json_object *resolution_list(bool names_only)
-{
-	struct json_object *values = json_object_new_array();
-
-	for (size_t i = 0; i < sizeof(resolution_values) / sizeof(resolution_values[0]); i++)
-		json_object_array_add(values, names_only ?
-			json_object_new_string(resolution_values[i]) :
-			value(resolution_values[i], (int)i * 100));
-	return values;
-}
-
 void sa_get_field(struct sa_req *r, const char *name, bool values_only)
 {
 	bool status = !strcmp(name, "bug_status") || !strcmp(name, "status");
@@ -103,12 +39,10 @@ void sa_get_field(struct sa_req *r, const char *name, bool values_only)
 	o = json_object_new_object();
 	if (values_only) {
 		if (resolution) {
-			names = resolution_list(true);
+			names = sa_resolution_values(true);
 		} else {
 			names = json_object_new_array();
-			for (size_t i = 1; i < sizeof(workflow) / sizeof(workflow[0]); i++)
-				json_object_array_add(names,
-					json_object_new_string(workflow[i].name));
+			sa_status_names(names);
 		}
 		json_object_object_add(o, "values", names);
 		sa_reply(r, 200, o);
@@ -127,7 +61,7 @@ void sa_get_field(struct sa_req *r, const char *name, bool values_only)
 	json_object_object_add(f, "visibility_field", NULL);
 	json_object_object_add(f, "visibility_values", json_object_new_array());
 	json_object_object_add(f, "value_field", NULL);
-	json_object_object_add(f, "values", status ? status_values() : resolution_list(false));
+	json_object_object_add(f, "values", status ? sa_status_values() : sa_resolution_values(false));
 	fields = json_object_new_array();
 	json_object_array_add(fields, f);
 	json_object_object_add(o, "fields", fields);

@@ -17,7 +17,9 @@
  *   request.c  parameters (query + JSON or form body), auth, errors, routing
  *   store.c    schema, users, times, seeding from the fixture
  *   bug_read.c bug JSON, search, get, history
- *   bug_write.c bug create and update (workflow, permissions)
+ *   workflow.c  the default 5.x workflow (statuses, transitions)
+ *   bug_create.c bug create, and the bug-row primitives
+ *   bug_update.c bug update (workflow, permissions, changes)
  *   comment.c  comments: list and add
  *   attach.c   attachments: list, get, add, update
  *   misc.c     version, time, fields, valid_login, user
@@ -138,7 +140,17 @@ void sa_get_bugs(struct sa_req *r, int id);
 void sa_search_bugs(struct sa_req *r);
 void sa_get_history(struct sa_req *r, int id);
 
-/* bug_write.c */
+/* workflow.c */
+bool sa_status_known(const char *status);
+bool sa_status_open(const char *status);	/* unknown counts as open */
+bool sa_transition_ok(const char *from, const char *to);
+bool sa_resolution_known(const char *resolution);
+bool sa_can_confirm(const struct sa_user *u);	/* canconfirm or editbugs */
+struct json_object *sa_status_values(void);	/* values with can_change_to */
+struct json_object *sa_resolution_values(bool names_only);
+void sa_status_names(struct json_object *list);
+
+/* bug_create.c */
 struct sa_newbug {
 	int id;			/* 0: the next free id */
 	const char *product, *component, *summary, *status, *resolution;
@@ -153,7 +165,11 @@ struct sa_newbug {
 int sa_bug_insert(struct db *db, const struct sa_newbug *nb, int *out_id);
 int sa_bug_add_keyword(struct db *db, int bug, const char *keyword);
 int sa_bug_add_cc(struct db *db, int bug, int user);
+int sa_bug_del_keyword(struct db *db, int bug, const char *keyword);
+int sa_bug_del_cc(struct db *db, int bug, int user);
 void sa_create_bug(struct sa_req *r);
+
+/* bug_update.c */
 void sa_update_bug(struct sa_req *r, int id);
 
 /* comment.c */

@@ -1,5 +1,5 @@
 /*
- * bug_write: POST /rest/bug (create) and PUT /rest/bug/{id} (update).
+ * bug_update: PUT /rest/bug/{id}.
  *
  * The workflow is Bugzilla 5.x's default for new installs (statuses
  * UNCONFIRMED, CONFIRMED, IN_PROGRESS, RESOLVED, VERIFIED), with its error
@@ -15,17 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-DB_SQL(sql_bug_insert, "INSERT INTO sa_bugs(id, product, component, summary,"
-       " status, resolution, whiteboard, version, op_sys, platform, priority,"
-       " severity, creator, assigned_to, cf_kernel_version, cf_regression, url,"
-       " groups, everconfirmed, creation_time, last_change_time)"
-       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-DB_SQL(sql_keyword_add,
-       "INSERT OR IGNORE INTO sa_bug_keywords(bug, keyword) VALUES (?, ?)");
-DB_SQL(sql_keyword_del, "DELETE FROM sa_bug_keywords WHERE bug = ? AND keyword = ?");
 DB_SQL(sql_keywords_of, "SELECT keyword FROM sa_bug_keywords WHERE bug = ?");
-DB_SQL(sql_cc_add, "INSERT OR IGNORE INTO sa_bug_cc(bug, user) VALUES (?, ?)");
-DB_SQL(sql_cc_del, "DELETE FROM sa_bug_cc WHERE bug = ? AND user = ?");
 DB_SQL(sql_cc_has, "SELECT 1 FROM sa_bug_cc WHERE bug = ? AND user = ?");
 DB_SQL(sql_row_load, "SELECT product, component, summary, status, resolution,"
        " whiteboard, version, op_sys, platform, priority, severity,"
@@ -55,250 +45,6 @@ static const struct {
 	{ "url", "URL" },
 };
 
-static const char *const statuses[] = {
-	"UNCONFIRMED", "CONFIRMED", "IN_PROGRESS", "RESOLVED", "VERIFIED"
-};
-static const char *const resolutions[] = {
-	"FIXED", "INVALID", "WONTFIX", "DUPLICATE", "WORKSFORME"
-};
-
-int sa_bug_insert(struct db *db, const struct sa_newbug *nb, int *out_id)
-{
-	sqlite3_stmt *st = db_stmt(db, sql_bug_insert);
-
-	if (!st)
-		return -1;
-	if (nb->id)
-		sqlite3_bind_int(st, 1, nb->id);
-	db_bind_text(st, 2, nb->product);
-	db_bind_text(st, 3, nb->component);
-	db_bind_text(st, 4, nb->summary);
-	db_bind_text(st, 5, nb->status);
-	db_bind_text(st, 6, nb->resolution ? nb->resolution : "");
-	db_bind_text(st, 7, nb->whiteboard ? nb->whiteboard : "");
-	db_bind_text(st, 8, nb->version);
-	db_bind_text(st, 9, nb->op_sys);
-	db_bind_text(st, 10, nb->platform);
-	db_bind_text(st, 11, nb->priority);
-	db_bind_text(st, 12, nb->severity);
-	sqlite3_bind_int(st, 13, nb->creator);
-	sqlite3_bind_int(st, 14, nb->assigned_to);
-	db_bind_text(st, 15, nb->cf_kernel_version ? nb->cf_kernel_version : "");
-	db_bind_text(st, 16, nb->cf_regression ? nb->cf_regression : "---");
-	db_bind_text(st, 17, nb->url ? nb->url : "");
-	db_bind_text(st, 18, nb->groups ? nb->groups : "");
-	sqlite3_bind_int(st, 19, nb->everconfirmed);
-	sqlite3_bind_int64(st, 20, nb->when);
-	sqlite3_bind_int64(st, 21, nb->when);
-	if (db_step_done(db, st))
-		return -1;
-	*out_id = (int)db_last_id(db);
-	return 0;
-}
-
-static int pair(struct db *db, const char *sql, int bug, const char *s, int n)
-{
-	sqlite3_stmt *st = db_stmt(db, sql);
-
-	if (!st)
-		return -1;
-	sqlite3_bind_int(st, 1, bug);
-	if (s)
-		db_bind_text(st, 2, s);
-	else
-		sqlite3_bind_int(st, 2, n);
-	return db_step_done(db, st);
-}
-
-int sa_bug_add_keyword(struct db *db, int bug, const char *keyword)
-{
-	return pair(db, sql_keyword_add, bug, keyword, 0);
-}
-
-int sa_bug_add_cc(struct db *db, int bug, int user)
-{
-	return pair(db, sql_cc_add, bug, NULL, user);
-}
-
-static bool one_of(const char *s, const char *const *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(s, list[i]))
-			return true;
-	return false;
-}
-
-#define ONE_OF(s, list) one_of(s, list, sizeof(list) / sizeof(list[0]))
-
-static bool is_open(const char *status)
-{
-	return strcmp(status, "RESOLVED") && strcmp(status, "VERIFIED");
-}
-
-/* The default workflow's can_change_to (as GET /rest/field/bug/bug_status). */
-static bool transition_ok(const char *from, const char *to)
-{
-	static const char *const table[][4] = {
-		{ "UNCONFIRMED", "CONFIRMED", "IN_PROGRESS", "RESOLVED" },
-		{ "CONFIRMED", "IN_PROGRESS", "RESOLVED", NULL },
-		{ "IN_PROGRESS", "CONFIRMED", "RESOLVED", NULL },
-		{ "RESOLVED", "UNCONFIRMED", "CONFIRMED", "VERIFIED" },
-		{ "VERIFIED", "UNCONFIRMED", "CONFIRMED", NULL },
-	};
-
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-		if (strcmp(table[i][0], from))
-			continue;
-		for (int j = 1; j < 4; j++)
-			if (table[i][j] && !strcmp(table[i][j], to))
-				return true;
-	}
-	return false;
-}
-
-static bool can_confirm(const struct sa_user *u)
-{
-	return sa_can_edit(u) || sa_in_group(u, "canconfirm");
-}
-
-/* --- create ----------------------------------------------------------- */
-
-static int create_lists(struct sa_req *r, int id)
-{
-	struct db *db = &r->st->db;
-	struct json_object *kw = sa_param_list(r, "keywords", true);
-	struct json_object *cc = sa_param_list(r, "cc", true);
-	int ret = -1;
-
-	for (size_t i = 0; i < json_object_array_length(kw); i++) {
-		const char *k = json_object_get_string(json_object_array_get_idx(kw, i));
-		if (!sa_keyword_exists(db, k)) {
-			sa_error(r, 51, "There is no keyword named '%s'. See the list of "
-				 "available keywords.", k);
-			goto out;
-		}
-		if (sa_bug_add_keyword(db, id, k))
-			goto out;
-	}
-	for (size_t i = 0; i < json_object_array_length(cc); i++) {
-		const char *login = json_object_get_string(json_object_array_get_idx(cc, i));
-		struct sa_user u;
-		if (sa_user_by_login(db, login, &u)) {
-			sa_error(r, 504, "There is no user named '%s'. Either you mis-typed "
-				 "the name or that user has not yet registered for a "
-				 "Bugzilla account.", login);
-			goto out;
-		}
-		if (sa_bug_add_cc(db, id, u.id))
-			goto out;
-	}
-	ret = 0;
-out:
-	json_object_put(kw);
-	json_object_put(cc);
-	return ret;
-}
-
-static const char *param_or(struct sa_req *r, const char *name, const char *def)
-{
-	const char *v = sa_param(r, name);
-
-	return v && *v ? v : def;
-}
-
-static int create_check(struct sa_req *r, struct sa_newbug *nb)
-{
-	struct db *db = &r->st->db;
-
-	if (!nb->product) {
-		return sa_error(r, 106, "You must select/enter a product.");
-	}
-	if (!sa_product_exists(db, nb->product))
-		return sa_error(r, 106, "Either the product '%s' does not exist or you "
-				"don't have access to it.", nb->product);
-	if (!nb->component)
-		return sa_error(r, 105, "You must select a component for this bug.");
-	if (!sa_component_exists(db, nb->product, nb->component))
-		return sa_error(r, 51, "There is no component named '%s' in the '%s' "
-				"product.", nb->component, nb->product);
-	if (!nb->summary || !*nb->summary)
-		return sa_error(r, 107, "You must enter a summary for this bug.");
-	if (!ONE_OF(nb->status, statuses) || !is_open(nb->status))
-		return sa_error(r, 51, "There is no status named '%s'.", nb->status);
-	if (strcmp(nb->status, "UNCONFIRMED") && !can_confirm(&r->user))
-		return sa_error(r, 123, "You are not allowed to file a new bug with "
-				"status %s.", nb->status);
-	return 0;
-}
-
-void sa_create_bug(struct sa_req *r)
-{
-	struct db *db = &r->st->db;
-	struct json_object *groups = NULL, *o;
-	struct sa_newbug nb = { 0 };
-	struct buf gcsv = BUF_INIT;
-	struct sa_user assignee;
-	int id, cid;
-
-	if (sa_require_login(r))
-		return;
-	nb.product = sa_param(r, "product");
-	nb.component = sa_param(r, "component");
-	nb.summary = sa_param(r, "summary");
-	nb.status = param_or(r, "status", can_confirm(&r->user) ? "CONFIRMED"
-								 : "UNCONFIRMED");
-	nb.version = param_or(r, "version", "unspecified");
-	nb.op_sys = param_or(r, "op_sys", "Linux");
-	nb.platform = param_or(r, "platform", "PC");
-	nb.priority = param_or(r, "priority", "Normal");
-	nb.severity = param_or(r, "severity", "normal");
-	nb.whiteboard = param_or(r, "whiteboard", "");
-	nb.cf_kernel_version = param_or(r, "cf_kernel_version", "");
-	nb.cf_regression = param_or(r, "cf_regression", "---");
-	nb.url = param_or(r, "url", "");
-	nb.creator = r->user.id;
-	nb.everconfirmed = strcmp(nb.status, "UNCONFIRMED") != 0;
-	nb.when = r->now;
-	if (create_check(r, &nb))
-		goto out;
-	if (sa_has_param(r, "assigned_to")) {
-		if (sa_user_by_login(db, sa_param(r, "assigned_to"), &assignee)) {
-			sa_error(r, 504, "There is no user named '%s'.",
-				 sa_param(r, "assigned_to"));
-			goto out;
-		}
-		nb.assigned_to = assignee.id;
-	} else {
-		nb.assigned_to = 1;	/* the components' default assignee: admin */
-	}
-	groups = sa_param_list(r, "groups", true);
-	for (size_t i = 0; i < json_object_array_length(groups); i++)
-		buf_addf(&gcsv, "%s%s", i ? "," : "",
-			 json_object_get_string(json_object_array_get_idx(groups, i)));
-	nb.groups = gcsv.ptr;
-	if (db_begin(db))
-		goto dbfail;
-	if (sa_bug_insert(db, &nb, &id) ||
-	    sa_comment_add(db, id, r->user.id, param_or(r, "description", ""), false,
-			   0, r->now, &cid))
-		goto dbfail;
-	if (create_lists(r, id)) {
-		db_rollback(db);
-		goto out;
-	}
-	if (db_commit(db))
-		goto dbfail;
-	o = json_object_new_object();
-	json_object_object_add(o, "id", json_object_new_int(id));
-	sa_reply(r, 200, o);
-	goto out;
-dbfail:
-	db_rollback(db);
-	sa_error(r, 32610, "The stand-in's database failed: %s", db_errmsg(db));
-out:
-	json_object_put(groups);
-	buf_release(&gcsv);
-}
 
 /* --- update ----------------------------------------------------------- */
 
@@ -388,13 +134,13 @@ static int update_status(struct update *u, struct bugrow *row)
 	char *to;
 	int ret = -1;
 
-	if (want && !ONE_OF(want, statuses))
+	if (want && !sa_status_known(want))
 		return sa_error(r, 51, "There is no status named '%s'.", want);
 	to = strdup(want ? want : from);
 	if (strcmp(to, from)) {
-		bool allowed = transition_ok(from, to) && (u->privileged || u->owner);
+		bool allowed = sa_transition_ok(from, to) && (u->privileged || u->owner);
 		if (allowed && !u->privileged && !strcmp(from, "UNCONFIRMED") &&
-		    is_open(to) && !can_confirm(&r->user))
+		    sa_status_open(to) && !sa_can_confirm(&r->user))
 			allowed = false;
 		if (!allowed) {
 			sa_error(r, 123, "You are not allowed to change the bug status "
@@ -402,7 +148,7 @@ static int update_status(struct update *u, struct bugrow *row)
 			goto out;
 		}
 	}
-	if (is_open(to)) {
+	if (sa_status_open(to)) {
 		if (res && *res) {
 			sa_error(r, 122, "You cannot set a resolution for open bugs.");
 			goto out;
@@ -410,18 +156,18 @@ static int update_status(struct update *u, struct bugrow *row)
 		res = "";
 	} else {
 		if (!res || !*res)
-			res = is_open(from) ? NULL : row->val[F_RESOLUTION];
+			res = sa_status_open(from) ? NULL : row->val[F_RESOLUTION];
 		if (!res || !*res) {
 			sa_error(r, 121, "A valid resolution is required to mark bugs "
 				 "as %s.", to);
 			goto out;
 		}
-		if (!ONE_OF(res, resolutions)) {
+		if (!sa_resolution_known(res)) {
 			sa_error(r, 51, "There is no Resolution named '%s'.", res);
 			goto out;
 		}
 	}
-	if (strcmp(to, "UNCONFIRMED") && is_open(to))
+	if (strcmp(to, "UNCONFIRMED") && sa_status_open(to))
 		row->everconfirmed = 1;
 	{
 		char *res_copy = strdup(res);
@@ -593,12 +339,12 @@ static int update_keywords(struct update *u)
 		goto out;
 	}
 	for (size_t i = 0; i < json_object_array_length(added); i++)
-		if (pair(db, sql_keyword_add, u->bug, json_object_get_string(
-				json_object_array_get_idx(added, i)), 0))
+		if (sa_bug_add_keyword(db, u->bug, json_object_get_string(
+				json_object_array_get_idx(added, i))))
 			goto out;
 	for (size_t i = 0; i < json_object_array_length(removed); i++)
-		if (pair(db, sql_keyword_del, u->bug, json_object_get_string(
-				json_object_array_get_idx(removed, i)), 0))
+		if (sa_bug_del_keyword(db, u->bug, json_object_get_string(
+				json_object_array_get_idx(removed, i))))
 			goto out;
 	join_sorted(added, &a);
 	join_sorted(removed, &d);
@@ -647,7 +393,7 @@ static int update_cc(struct update *u)
 			sqlite3_reset(st);
 			if (has == (l == 0))
 				continue;
-			if (pair(db, l == 0 ? sql_cc_add : sql_cc_del, u->bug, NULL, cc.id))
+			if ((l == 0 ? sa_bug_add_cc : sa_bug_del_cc)(db, u->bug, cc.id))
 				goto out;
 			json_object_array_add(done[l], json_object_new_string(login));
 		}
