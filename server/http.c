@@ -340,6 +340,19 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_re
 	return ret;
 }
 
+/*
+ * Reset every statement of the connection: a statement left mid-step
+ * (an early return in a handler) would keep its read transaction open
+ * and stop WAL checkpoints until the thread's next request.
+ */
+static void end_reads(struct db *db)
+{
+	sqlite3_stmt *st = NULL;
+
+	while ((st = sqlite3_next_stmt(db->h, st)))
+		sqlite3_reset(st);
+}
+
 static void dispatch(struct MHD_Connection *conn, const char *method, const char *url,
 		     struct request_state *st, struct http_response *resp)
 {
@@ -364,6 +377,7 @@ static void dispatch(struct MHD_Connection *conn, const char *method, const char
 		log_error("http: %s %s failed", method, url);
 		http_error(resp, 500, "internal error");
 	}
+	end_reads(req.db);
 }
 
 static bool valid_path(const char *url)
