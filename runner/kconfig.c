@@ -169,9 +169,38 @@ static int stage_fragments(struct run *r, struct variant *v, struct buf *all, ch
 	return 0;
 }
 
+/* 0 when every fragment option is in out/.config; 1 with them in why. */
+static int check(struct run *r, struct variant *v, const char *frags, struct buf *why)
+{
+	struct buf path = BUF_INIT, config = BUF_INIT;
+	int ret = -1;
+
+	buf_addf(&path, "%s/.config", v->out);
+	if (buf_read_file(&config, path.ptr))
+		buf_addf(&r->infra, "cannot read '%s'", path.ptr);
+	else
+		ret = kconf_missing(frags, config.ptr, why) ? 1 : 0;
+	buf_release(&path);
+	buf_release(&config);
+	return ret;
+}
+
+int kconfig_check(struct run *r, struct variant *v, struct buf *why)
+{
+	struct buf frags = BUF_INIT;
+	char **names = NULL;
+	int nnames = 0, ret = -1;
+
+	if (!stage_fragments(r, v, &frags, &names, &nnames))
+		ret = check(r, v, frags.ptr, why);
+	strv_free(names, nnames);
+	buf_release(&frags);
+	return ret;
+}
+
 int kconfig_configure(struct run *r, struct variant *v, struct buf *why)
 {
-	struct buf log_path = BUF_INIT, frags = BUF_INIT, config = BUF_INIT, path = BUF_INIT;
+	struct buf log_path = BUF_INIT, frags = BUF_INIT;
 	char **names = NULL;
 	int nnames = 0, ret = -1, rc;
 	const char *tiny[] = { "make", "O=out", "ARCH=x86_64", "tinyconfig", NULL };
@@ -194,21 +223,10 @@ int kconfig_configure(struct run *r, struct variant *v, struct buf *why)
 			buf_addstr(&r->infra, "configuring the kernel was interrupted");
 		goto out;
 	}
-	buf_addf(&path, "%s/.config", v->out);
-	if (buf_read_file(&config, path.ptr)) {
-		buf_addf(&r->infra, "cannot read '%s'", path.ptr);
-		goto out;
-	}
-	if (kconf_missing(frags.ptr, config.ptr, why)) {
-		ret = 1;
-		goto out;
-	}
-	ret = 0;
+	ret = check(r, v, frags.ptr, why);
 out:
 	strv_free(names, nnames);
 	buf_release(&log_path);
 	buf_release(&frags);
-	buf_release(&config);
-	buf_release(&path);
 	return ret;
 }

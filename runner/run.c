@@ -215,6 +215,11 @@ static int do_apply(struct run *r, struct variant *v)
 		goto out;
 	}
 	tree_settle_harness(r, v, harness, nharness, cand, ncand);
+	for (int i = 0; i < ncand; i++) {
+		const char *base = strrchr(cand[i], '/') ? strrchr(cand[i], '/') + 1 : cand[i];
+		if (!strncmp(base, "Kconfig", 7) || strstr(cand[i], "configs/"))
+			v->kconfig_touched = true;
+	}
 	ret = 0;
 out:
 	strv_free(cand, ncand);
@@ -229,7 +234,14 @@ static int do_build(struct run *r, struct variant *v)
 	int rc, ret = -1;
 
 	run_stage(r, v, "configure");
-	rc = kconfig_configure(r, v, &why);
+	/*
+	 * The seed's .config came from the same fragments on the same Kconfig
+	 * files; unless the patch changed a Kconfig file, it is still right.
+	 */
+	if (v->seeded && !v->kconfig_touched)
+		rc = kconfig_check(r, v, &why);
+	else
+		rc = kconfig_configure(r, v, &why);
 	if (rc) {
 		if (rc > 0)
 			buf_addf(&r->infra, "config options did not stick: %s", why.ptr);
@@ -364,10 +376,12 @@ static int boot_once(struct run *r, struct variant *v, const struct scenario_boo
 		struct buf d = BUF_INIT;
 		buf_addf(&d, "kernel panic during %s%s: %s", only ? "test " : "boot ",
 			 only ? only : sb->name, panic_title(v));
-		fail_with(v, "panic", d.ptr);
-		buf_release(&d);
-		if (!only)
+		if (!only) {
+			/* a crash in a re-run is one failed run, not the verdict */
+			fail_with(v, "panic", d.ptr);
 			collect_tests(v, sb, k, true);
+		}
+		buf_release(&d);
 		goto out;
 	}
 	if (b.timed_out) {
@@ -376,10 +390,11 @@ static int boot_once(struct run *r, struct variant *v, const struct scenario_boo
 			 " before it hung)", sb->timeout && sb->timeout < cfg_int("runner.boot_timeout")
 			 ? sb->timeout : (int)cfg_int("runner.boot_timeout"), sb->name,
 			 only ? ", test " : "", only ? only : "", k->ntests);
-		fail_with(v, "boot-timeout", d.ptr);
-		buf_release(&d);
-		if (!only)
+		if (!only) {
+			fail_with(v, "boot-timeout", d.ptr);
 			collect_tests(v, sb, k, true);
+		}
+		buf_release(&d);
 		goto out;
 	}
 	ret = 0;
@@ -434,7 +449,6 @@ static int do_reruns(struct run *r, struct variant *v)
 		for (int n = 1; n <= retries; n++) {
 			struct ktap_result k = { 0 };
 			struct buf console = BUF_INIT, prog = BUF_INIT;
-			const char *saved = v->verdict;
 			bool failed = true;
 			const char *diag = NULL;
 
@@ -442,14 +456,12 @@ static int do_reruns(struct run *r, struct variant *v)
 				 retries);
 			job_progress(r->job, r->db, "test", prog.ptr);
 			buf_release(&prog);
-			if (boot_once(r, v, sb, t->name, n, &k, &console)) {
-				/* a crash or hang in a re-run counts as a failed run */
-				if (r->infra.len || r->cancel) {
-					ktap_release(&k);
-					buf_release(&console);
-					return -1;
-				}
-				v->verdict = saved;
+			/* a crash or hang in a re-run counts as a failed run */
+			if (boot_once(r, v, sb, t->name, n, &k, &console) &&
+			    (r->infra.len || r->cancel)) {
+				ktap_release(&k);
+				buf_release(&console);
+				return -1;
 			}
 			for (int j = 0; j < k.ntests; j++)
 				if (!strcmp(k.tests[j].name, t->name)) {

@@ -96,6 +96,8 @@ struct variant {
 	char *out;			/* <tree>/out, the O= dir */
 	char *logs;			/* <job dir>/logs */
 	int npatches;			/* candidate patches applied (0: baseline) */
+	bool seeded;			/* out/ came from the seed build */
+	bool kconfig_touched;		/* a candidate patch changed a Kconfig file */
 	/* outcome */
 	const char *verdict;		/* NULL: still going */
 	struct buf detail;
@@ -179,6 +181,8 @@ void strv_free(char **v, int n);
 /* ---- kconfig.c ---- */
 /* tinyconfig + fragments + olddefconfig; 1 with the missing options in *why. */
 int kconfig_configure(struct run *r, struct variant *v, struct buf *why);
+/* Only the check, on a seeded out/.config (no Kconfig file changed). */
+int kconfig_check(struct run *r, struct variant *v, struct buf *why);
 /* Pure: options in fragment text that config text does not have; names in *missing. */
 int kconf_missing(const char *fragment, const char *config, struct buf *missing);
 

@@ -194,6 +194,7 @@ int tree_make(struct run *r, struct variant *v)
 			goto out;
 		}
 		log_info("runner: %s: out/ seeded from %s", v->name, seed.ptr);
+		v->seeded = true;
 	} else if (mkdir(v->out, 0755)) {
 		buf_addf(&r->infra, "cannot create '%s': %s", v->out, strerror(errno));
 		goto out;

@@ -1,0 +1,25 @@
+#!/bin/sh
+# The seed patch (Ingo Molnar's 2.6.24 revert) does not apply to 6.1: the
+# verdict is apply-failed, naming the patch, the file and the rejected hunk,
+# and nothing is built.
+. "$(dirname "$0")/lib/test-lib.sh"
+. "$(dirname "$0")/lib/runner-lib.sh"
+runner_require
+seed=$(ls "$BB_SHARED"/seeds/001-*.patch 2>/dev/null | head -1)
+[ -n "$seed" ] || skip_all "no seed patch in $BB_SHARED/seeds"
+
+plan 7
+runner_setup </dev/null
+
+id=$(bb job add --bug 9370 --patch "$seed" 2>/dev/null)
+run_once runner.log
+is "runner --once exits 0" "$?" "0"
+is "the verdict is apply-failed" "$(job_field $id verdict)" "apply-failed"
+detail=$(job_field $id verdict_detail)
+like "the detail names the patch" "$detail" "patch 1/1 '0001-.*' does not apply"
+like "the detail names a rejected hunk" "$detail" "hunk #[0-9]+ FAILED|can't find file|does not exist"
+like "the detail shows the hunk" "$detail" "rejected hunk:|@@ "
+is "nothing was built" "$(sql "SELECT count(*) FROM job_stages WHERE job_id = $id AND stage = 'build'")" "0"
+check "the apply log has the rejected hunk" grep -q "FAILED" "$(job_field $id log_dir)/patched-apply.log"
+
+done_testing

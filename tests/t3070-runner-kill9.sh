@@ -1,0 +1,41 @@
+#!/bin/sh
+# kill -9 of the runner in the middle of a build: its lease runs out, the job
+# is claimed again (attempt 2) and completes; while the lease holds, another
+# runner does not get the job.  (The claim's exclusivity between two
+# database connections is unit-tested in tests/unit/test_job.c.)
+. "$(dirname "$0")/lib/test-lib.sh"
+. "$(dirname "$0")/lib/runner-lib.sh"
+runner_require
+
+plan 8
+runner_setup <<EOF2
+lease = 10
+EOF2
+
+id=$(bb job add --bug 9370 --none 2>/dev/null)
+bbrunner >"$TMP/runner1.log" 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 1200 ] && [ "$(job_field $id stage)" != build ]; do
+	sleep 0.5; i=$((i + 1))
+done
+is "the first runner reached the build" "$(job_field $id stage)" "build"
+kill -9 $pid
+wait $pid 2>/dev/null
+is "after kill -9 the job still looks running" "$(job_field $id state)" "running"
+
+run_once runner2.log
+is "a second runner exits 0 with the lease still held" "$?" "0"
+is "and did not take the job" "$(job_field $id "state || ' ' || attempts")" "running 0"
+
+while [ "$(sql "SELECT lease_expires < strftime('%s', 'now') FROM jobs WHERE id = $id")" != 1 ]; do
+	sleep 1
+done
+run_once runner3.log
+is "after the lease, a runner claims it again and finishes" "$(job_field $id state)" "done"
+is "the lost run counts as an attempt" "$(job_field $id attempts)" "1"
+like "and the job has its verdict" "$(job_field $id verdict)" "^(pass|fail)$"
+is "the stages of both attempts are kept" \
+	"$(sql "SELECT group_concat(DISTINCT attempt) FROM job_stages WHERE job_id = $id")" "1,2"
+
+done_testing

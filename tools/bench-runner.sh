@@ -1,0 +1,79 @@
+#!/bin/sh
+# bench-runner.sh: the runner's figures, under TCG (and KVM where a probe
+# boot works), printed as "name: value" lines:
+#   cold build           build stage of a job on an empty cache (no seed, no ccache)
+#   incremental build    build stage of a second job with a one-file patch
+#                        (kernel-patches/sr-sense-valid), seeded from the first
+#   boot to first test   QEMU start to the guest's "KTAP version 1" line
+#   whole suite          QEMU start to QEMU exit for the full suite
+#
+#   BENCH_CACHE   scratch cache dir (default /var/tmp/bugbridge-bench; wiped)
+#   BB_BUILD      binaries (default ./build)
+set -eu
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BB_BUILD=${BB_BUILD:-$SRC/build}
+CACHE=${BENCH_CACHE:-/var/tmp/bugbridge-bench}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bbbench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+rm -rf "$CACHE"
+mkdir -p "$CACHE"
+cat >"$WORK/bb.conf" <<EOF2
+[db]
+path = $WORK/bb.db
+[log]
+level = warn
+[runner]
+cache_dir = $CACHE
+patches_dir = $SRC/kernel-patches
+EOF2
+export BUGBRIDGE_CONFIG="$WORK/bb.conf" BUGBRIDGE_KEEP_TREES=1
+bb() { "$BB_BUILD/bugbridge" "$@"; }
+q() { sqlite3 -batch -noheader "$WORK/bb.db" "$@"; }
+bb db migrate >/dev/null 2>&1
+
+stage() { q "SELECT printf('%.1f s', finished_at - started_at) FROM job_stages
+	WHERE job_id = $1 AND variant = 'patched' AND stage = '$2' ORDER BY id DESC LIMIT 1"; }
+
+j1=$(bb job add --bug 9370 --none 2>/dev/null)
+"$BB_BUILD/bugbridge-runner" --once 2>"$WORK/r1.log"
+j2=$(bb job add --bug 9370 --series "$SRC/kernel-patches/sr-sense-valid" 2>/dev/null)
+"$BB_BUILD/bugbridge-runner" --once 2>"$WORK/r2.log"
+
+echo "accel: $(q "SELECT accel FROM jobs WHERE id = $j1")"
+echo "kernel: $(q "SELECT kernel_version FROM jobs WHERE id = $j1")"
+echo "cold build: $(stage $j1 build) (verdict $(q "SELECT verdict FROM jobs WHERE id = $j1"))"
+echo "incremental build after a one-file patch: $(stage $j2 build)"
+echo "configure, cold / seeded: $(stage $j1 configure) / $(stage $j2 configure)"
+echo "tree from the baseline (apply stage): $(stage $j2 apply)"
+
+dir=$(ls -d "$CACHE"/jobs/$j2-a1)
+python3 - "$dir" "$SRC/kernel-patches/suite/scenarios" <<'EOF2'
+import subprocess, sys, time, os
+jobdir, scen = sys.argv[1], sys.argv[2]
+images = os.path.join(jobdir, "patched", "images")
+cmdline, qemu = [], []
+for line in open(scen):
+    t = line.split()
+    if not t or t[0].startswith("#"):
+        continue
+    if t[0] == "cmdline":
+        cmdline += t[1:]
+    elif t[0] == "qemu":
+        qemu += [a.replace("@qdisk@", images + "/qdisk.img").replace("@cdbig@", images + "/cdbig.img")
+                 .replace("@cdsmall@", images + "/cdsmall.img") for a in t[1:]]
+argv = ["qemu-system-x86_64", "-accel", "tcg", "-m", "512", "-smp", "1", "-nographic",
+        "-no-reboot", "-kernel", os.path.join(jobdir, "patched/tree/out/arch/x86/boot/bzImage"),
+        "-initrd", os.path.join(jobdir, "initramfs.cpio"), "-append",
+        " ".join(["console=ttyS0", "panic=-1", "oops=panic", "loglevel=7"] + cmdline)] + qemu
+start = time.monotonic()
+p = subprocess.Popen(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+first = None
+for line in p.stdout:
+    if first is None and b"KTAP version" in line:
+        first = time.monotonic() - start
+p.wait()
+total = time.monotonic() - start
+print("boot to first test line (tcg): %.1f s" % (first if first else float("nan")))
+print("whole suite (tcg): %.1f s" % total)
+EOF2
