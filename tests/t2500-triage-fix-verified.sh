@@ -7,7 +7,7 @@
 # fix-verified.  More cycles post nothing twice.
 . "$(dirname "$0")/lib/test-lib.sh"
 [ -x "$BB_BUILD/bz-standin" ] || skip_all "no bz-standin in $BB_BUILD"
-plan 25
+plan 26
 
 BOT=botkey0123456789abcdefghijABCDEFGHIJ0001
 port=$(free_port)
@@ -29,7 +29,8 @@ mirror = whiteboard
 EOF
 export BUGBRIDGE_CONFIG="$TMP/bb.conf"
 
-cycle() { bbd --once >>"$TMP/bbd.log" 2>&1; }
+# one service cycle; a non-zero exit (a sanitizer report, a crash) is remembered
+cycle() { bbd --once >>"$TMP/bbd.log" 2>&1 || echo "bugbridged --once exited $?" >>"$TMP/cycle.failed"; }
 # comments on 9370 whose text contains $1
 count_comments() {
 	curl -s "$B/rest/bug/9370/comment" | python3 -c '
@@ -107,4 +108,5 @@ like "and that it ran on TCG" "$text" "Run: +TCG \\(re-run\\)"
 status=$(curl -s "$B/rest/bug/9370?include_fields=status" | python3 -c 'import json,sys; print(json.load(sys.stdin)["bugs"][0]["status"])')
 is "status untouched without [triage] set_status" "$status" UNCONFIRMED
 is "nothing failed in the outbox" "$(sql "SELECT COUNT(*) FROM outbox WHERE state <> 'sent'")" 0
+is "every bugbridged cycle exited 0" "$(cat "$TMP/cycle.failed" 2>/dev/null)" ""
 done_testing

@@ -8,7 +8,7 @@
 # (PASS->FAIL), is not linked.
 . "$(dirname "$0")/lib/test-lib.sh"
 [ -x "$BB_BUILD/bz-standin" ] || skip_all "no bz-standin in $BB_BUILD"
-plan 13
+plan 14
 
 BOT=botkey0123456789abcdefghijABCDEFGHIJ0001
 port=$(free_port)
@@ -28,7 +28,8 @@ mirror = whiteboard
 EOF
 export BUGBRIDGE_CONFIG="$TMP/bb.conf"
 
-cycle() { bbd --once >>"$TMP/bbd.log" 2>&1; }
+# one service cycle; a non-zero exit (a sanitizer report, a crash) is remembered
+cycle() { bbd --once >>"$TMP/bbd.log" 2>&1 || echo "bugbridged --once exited $?" >>"$TMP/cycle.failed"; }
 count_comments() {	# BUG TEXT
 	curl -s "$B/rest/bug/$1/comment" | python3 -c '
 import json, sys
@@ -79,4 +80,5 @@ is "the whiteboard of 9371 says duplicate" \
 	"$(curl -s "$B/rest/bug/9371?include_fields=whiteboard" | python3 -c 'import json,sys; print(json.load(sys.stdin)["bugs"][0]["whiteboard"])')" \
 	"[bugbridge: duplicate]"
 is "nothing failed in the outbox" "$(sql "SELECT COUNT(*) FROM outbox WHERE state <> 'sent'")" 0
+is "every bugbridged cycle exited 0" "$(cat "$TMP/cycle.failed" 2>/dev/null)" ""
 done_testing

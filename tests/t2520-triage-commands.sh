@@ -5,7 +5,7 @@
 # ("> bugbridge: test 1") does nothing; "bugbridge: ignore" stops the bug.
 . "$(dirname "$0")/lib/test-lib.sh"
 [ -x "$BB_BUILD/bz-standin" ] || skip_all "no bz-standin in $BB_BUILD"
-plan 12
+plan 13
 
 BOT=botkey0123456789abcdefghijABCDEFGHIJ0001
 ADMIN=admkey0123456789abcdefghijABCDEFGHIJ0000
@@ -27,7 +27,8 @@ allow_commands = admin@example.com
 EOF
 export BUGBRIDGE_CONFIG="$TMP/bb.conf"
 
-cycle() { bbd --once >>"$TMP/bbd.log" 2>&1; }
+# one service cycle; a non-zero exit (a sanitizer report, a crash) is remembered
+cycle() { bbd --once >>"$TMP/bbd.log" 2>&1 || echo "bugbridged --once exited $?" >>"$TMP/cycle.failed"; }
 say() {	# KEY TEXT: a comment on 9370
 	python3 -c 'import json,sys; print(json.dumps({"api_key": sys.argv[1], "comment": sys.argv[2]}))' \
 		"$1" "$2" | curl -s -H 'Content-Type: application/json' -d @- "$B/rest/bug/9370/comment" \
@@ -79,4 +80,5 @@ cycle
 is "ignore marks the bug" "$(sql "SELECT ignored FROM bugs WHERE id = 9370")" 1
 is "and cancels its queued jobs" \
 	"$(sql "SELECT COUNT(*) FROM jobs WHERE bug_id = 9370 AND state = 'queued'")" 0
+is "every bugbridged cycle exited 0" "$(cat "$TMP/cycle.failed" 2>/dev/null)" ""
 done_testing

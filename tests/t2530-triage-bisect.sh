@@ -8,7 +8,7 @@
 # two ends.
 . "$(dirname "$0")/lib/test-lib.sh"
 [ -x "$BB_BUILD/bz-standin" ] || skip_all "no bz-standin in $BB_BUILD"
-plan 11
+plan 12
 
 BOT=botkey0123456789abcdefghijABCDEFGHIJ0001
 ADMIN=admkey0123456789abcdefghijABCDEFGHIJ0000
@@ -27,7 +27,8 @@ watch_bugs = 9372
 EOF
 export BUGBRIDGE_CONFIG="$TMP/bb.conf"
 
-cycle() { bbd --once >>"$TMP/bbd.log" 2>&1; }
+# one service cycle; a non-zero exit (a sanitizer report, a crash) is remembered
+cycle() { bbd --once >>"$TMP/bbd.log" 2>&1 || echo "bugbridged --once exited $?" >>"$TMP/cycle.failed"; }
 count_comments() {
 	curl -s "$B/rest/bug/9372/comment" | python3 -c '
 import json, sys
@@ -98,4 +99,5 @@ is "the root job's result says the series breaks the test" \
 cycle
 is "no further steps afterwards" "$(sql "SELECT COUNT(*) FROM jobs WHERE state = 'queued'")" 0
 is "still one bisection comment" "$(count_comments "bugbridge-bisect:")" 1
+is "every bugbridged cycle exited 0" "$(cat "$TMP/cycle.failed" 2>/dev/null)" ""
 done_testing

@@ -10,7 +10,7 @@
 #    comment per queued request, once.
 . "$(dirname "$0")/lib/test-lib.sh"
 [ -x "$BB_BUILD/bz-standin" ] || skip_all "no bz-standin in $BB_BUILD"
-plan 15
+plan 16
 
 BOT=botkey0123456789abcdefghijABCDEFGHIJ0001
 ADMIN=admkey0123456789abcdefghijABCDEFGHIJ0000
@@ -61,7 +61,8 @@ acknowledge = $1
 EOF
 }
 export BUGBRIDGE_CONFIG="$TMP/bb.conf"
-cycle() { bbd --once >>"$TMP/bbd.log" 2>&1; }
+# one service cycle; a non-zero exit (a sanitizer report, a crash) is remembered
+cycle() { bbd --once >>"$TMP/bbd.log" 2>&1 || echo "bugbridged --once exited $?" >>"$TMP/cycle.failed"; }
 say() {	# BUG KEY TEXT
 	python3 -c 'import json,sys; print(json.dumps({"api_key": sys.argv[1], "comment": sys.argv[2]}))' \
 		"$2" "$3" | curl -s -H 'Content-Type: application/json' -d @- "$B/rest/bug/$1/comment" \
@@ -120,4 +121,5 @@ like "9370 has a queued request" "$queued" '^[1-9]'
 is "each queued request is acknowledged once" "$(count_comments 9370 "bugbridge-ack: job")" "$queued"
 like "the acknowledgement gives the queue position and the job page" \
 	"$(curl -s "$B/rest/bug/9370/comment")" "number [0-9]+ in the queue.*/job/[0-9]+"
+is "every bugbridged cycle exited 0" "$(cat "$TMP/cycle.failed" 2>/dev/null)" ""
 done_testing
