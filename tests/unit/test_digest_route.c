@@ -9,16 +9,21 @@
 #include "config.h"
 #include "digest.h"
 
+static struct config test_cfg;
+static bool test_cfg_set;
+
+/* Point the global at a config parsed from text (the previous one freed). */
 static void install(const char *text)
 {
-	struct config *c = malloc(sizeof(*c));
 	struct buf err = BUF_INIT;
 
-	assert_non_null(c);
-	config_init(c);
-	if (config_parse(c, text, "test.conf", &err))
+	if (test_cfg_set)
+		config_release(&test_cfg);
+	config_init(&test_cfg);
+	test_cfg_set = true;
+	if (config_parse(&test_cfg, text, "test.conf", &err))
 		fail_msg("config: %s", err.ptr);
-	config_install(c);	/* the global keeps it; never freed, as in the programs */
+	cfg = &test_cfg;
 	buf_release(&err);
 }
 
@@ -125,5 +130,9 @@ int main(void)
 		cmocka_unit_test(test_route_bugs),
 	};
 
-	return cmocka_run_group_tests_name("digest_route", tests, NULL, NULL);
+	int ret = cmocka_run_group_tests_name("digest_route", tests, NULL, NULL);
+
+	if (test_cfg_set)
+		config_release(&test_cfg);
+	return ret;
 }
