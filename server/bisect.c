@@ -42,6 +42,10 @@ DB_SQL(sql_bs_job,
 DB_SQL(sql_bs_steps,
        "SELECT id, patch_count, state, IFNULL(verdict, '') FROM jobs"
        " WHERE parent_id = ? AND kind = 'bisect-step' ORDER BY patch_count");
+DB_SQL(sql_bs_baseline_bad,
+       "SELECT (SELECT COUNT(*) FROM test_results WHERE job_id = ?1 AND variant = 'baseline'"
+       "  AND status = 'fail') + (SELECT COUNT(*) FROM signatures WHERE job_id = ?1"
+       "  AND variant = 'baseline')");
 DB_SQL(sql_bs_series, "SELECT name, sha256, IFNULL(content, '') FROM candidates WHERE id = ?");
 
 static void bs_release(struct bs_job *j)
@@ -83,12 +87,32 @@ static bool is_bad(const char *verdict)
 	       !strcmp(verdict, "boot-timeout") || !strcmp(verdict, "build-failed");
 }
 
+/*
+ * The unpatched end is good only if the baseline failed nothing: a step
+ * runs without a baseline, so a failure the base already has would make
+ * every prefix look bad.
+ */
+static bool baseline_clean(struct db *db, sqlite3_int64 job_id)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_bs_baseline_bad);
+	bool clean = false;
+
+	if (!st)
+		return false;
+	sqlite3_bind_int64(st, 1, job_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		clean = sqlite3_column_int(st, 0) == 0;
+	sqlite3_reset(st);
+	return clean;
+}
+
 /* Does this finished job start a bisection (both ends known, good and bad)? */
-static bool starts_bisection(const struct bs_job *j)
+static bool starts_bisection(struct db *db, const struct bs_job *j)
 {
 	return (!strcmp(j->kind, "test") || !strcmp(j->kind, "bisect")) &&
 	       j->series_len > 1 && (j->patch_count == 0 || j->patch_count >= j->series_len) &&
-	       !strncmp(j->change, "PASS->", 6) && is_bad(j->verdict);
+	       !strncmp(j->change, "PASS->", 6) && is_bad(j->verdict) &&
+	       baseline_clean(db, j->id);
 }
 
 struct bs_state {
@@ -225,12 +249,12 @@ int bisect_job_done(struct db *db, sqlite3_int64 job_id)
 
 	if (bs_load(db, job_id, &j))
 		goto out;
-	if (starts_bisection(&j)) {
+	if (starts_bisection(db, &j)) {
 		ret = advance(db, &j);
 	} else if (!strcmp(j.kind, "bisect-step") && j.parent_id) {
 		if (bs_load(db, j.parent_id, &root))
 			goto out;
-		ret = starts_bisection(&root) ? advance(db, &root) : 0;
+		ret = starts_bisection(db, &root) ? advance(db, &root) : 0;
 	} else {
 		ret = 0;
 	}

@@ -99,11 +99,11 @@ static int job_fact(struct db *db, const struct tr_job *j, struct triage_fact *f
 	}
 	f->patched_ran = ran_suite(j->verdict);
 	f->patched_passed = !strcmp(j->verdict, "pass");
-	if (!strncmp(j->change, "FAIL->", 6) || !strncmp(j->change, "PASS->", 6)) {
-		f->baseline_ran = true;
-		f->baseline_failed = j->change[0] == 'F';
-		return 0;
-	}
+	/*
+	 * The baseline's own rows say whether it failed; the job's change
+	 * cannot, since a regression elsewhere outranks a fix there
+	 * ("PASS->FAIL" although the baseline failed the bug's test).
+	 */
 	st = db_stmt(db, sql_tr_baseline);
 	if (!st)
 		return -1;
@@ -115,6 +115,11 @@ static int job_fact(struct db *db, const struct tr_job *j, struct triage_fact *f
 		f->baseline_failed = sqlite3_column_int(st, 1) || sig;
 	}
 	sqlite3_reset(st);
+	if (!f->baseline_ran && (!strncmp(j->change, "FAIL->", 6) ||
+				 !strncmp(j->change, "PASS->", 6))) {
+		f->baseline_ran = true;
+		f->baseline_failed = j->change[0] == 'F';
+	}
 	return 0;
 }
 

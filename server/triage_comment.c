@@ -185,6 +185,10 @@ static void headline(struct db *db, const struct cm_job *j, struct buf *out)
 		tests_with_change(db, j->id, "PASS->FAIL", NULL, &names);
 		buf_addf(out, "PASS->FAIL: this %s breaks %s", patch_word(j),
 			 names.len ? names.ptr : "the suite");
+		buf_reset(&names);
+		/* a regression outranks a fix, but the fix is news too */
+		if (tests_with_change(db, j->id, "FAIL->PASS", NULL, &names))
+			buf_addf(out, " (it fixes %s)", names.ptr);
 	} else if (!strcmp(j->change, "FAIL->FAIL")) {
 		tests_with_change(db, j->id, NULL, "fail", &names);
 		buf_addf(out, "FAIL->FAIL: still failing with this %s%s%s", patch_word(j),

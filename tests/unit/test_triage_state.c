@@ -252,6 +252,33 @@ static void test_fix_then_verified(void **state)
 	db_close(&db);
 }
 
+/* A regression outranks a fix in the job's change; the baseline still failed. */
+static void test_fix_with_regression(void **state)
+{
+	struct db db;
+	char *s;
+
+	(void)state;
+	use_config("[triage]\nmirror = whiteboard\n");
+	open_db(&db);
+	exec(&db, "INSERT INTO jobs (id, bug_id, candidate_id, with_baseline, state, verdict, change)"
+		  " VALUES (60, 9370, 1, 1, 'done', 'fail', 'PASS->FAIL');"
+		  "INSERT INTO test_results (job_id, variant, name, status, change) VALUES"
+		  " (60, 'baseline', 'sr-capacity', 'fail', NULL),"
+		  " (60, 'patched', 'sr-capacity', 'pass', 'FAIL->PASS'),"
+		  " (60, 'baseline', 'sd-read', 'pass', NULL),"
+		  " (60, 'patched', 'sd-read', 'fail', 'PASS->FAIL');");
+	assert_int_equal(triage_run(&db, &no_stop), 0);
+	s = text(&db, "SELECT triage_state FROM bugs WHERE id = 9370");
+	assert_string_equal(s, "reproduced");
+	free(s);
+	s = text(&db, "SELECT payload FROM outbox WHERE marker = 'bugbridge-result: job 60'");
+	assert_non_null(strstr(s, "PASS->FAIL: this patch breaks sd-read (it fixes sr-capacity)"));
+	free(s);
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM jobs WHERE kind <> 'test'"), 0);
+	db_close(&db);
+}
+
 static void test_infra_error_blames_nobody(void **state)
 {
 	struct db db;
@@ -343,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_whiteboard),
 		cmocka_unit_test(test_mirror_payloads),
 		cmocka_unit_test(test_fix_then_verified),
+		cmocka_unit_test(test_fix_with_regression),
 		cmocka_unit_test(test_infra_error_blames_nobody),
 		cmocka_unit_test(test_duplicates_linked_once),
 		cmocka_unit_test(test_stale),
