@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/web-lib.sh"
 
-plan 41
+plan 47
 web_start </dev/null || { not_ok "bugbridged serves the dashboard"; diag "$(cat "$TMP/bbd.log")"; exit 1; }
 ok "bugbridged serves the dashboard on port $WEB_PORT"
 
@@ -58,5 +58,12 @@ like "stats has an inline SVG chart" "$page" '<svg class="chart"'
 like "stats shows top closers per year" "$page" '<h3>2026</h3>.*alice@example.org</td><td class="num">2</td>'
 like "stats shows the median time to post" "$page" 'class="median">1h 30m</strong>'
 
+feed=$(get /feed.atom)
+is "feed has one entry per verdict" "$(printf '%s' "$feed" | grep -o '<entry>' | wc -l | tr -d ' ')" 2
+like "feed links entries to job pages" "$feed" "<link href=\"http://127.0.0.1:$WEB_PORT/job/2\"/>"
+is "feed per component: SCSI" "$(get '/feed.atom?component=SCSI' | grep -o '<entry>' | wc -l | tr -d ' ')" 2
+is "feed per component: USB has no verdicts yet" "$(get '/feed.atom?component=USB' | grep -o '<entry>' | wc -l | tr -d ' ')" 0
+like "feed is served as Atom" "$(headers /feed.atom)" 'Content-Type: application/atom\+xml'
+is "/healthz answers ok" "$(raw /healthz | head -1)" ok
 like "digests page shows the sent digest" "$(get /digests)" 'SCSI digest for 2026-12-01.*s-sent'
 done_testing

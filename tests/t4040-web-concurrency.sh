@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/web-lib.sh"
 
-plan 7
+plan 9
 web_start </dev/null || { not_ok "bugbridged serves the dashboard"; diag "$(cat "$TMP/bbd.log")"; exit 1; }
 ok "bugbridged serves the dashboard"
 
@@ -38,6 +38,8 @@ is "the writer finished" "$(cat "$TMP/writer.out")" "wrote 2000"
 is "300 concurrent reads during writes" "$(wc -l <"$TMP/codes" | tr -d ' ')" 300
 is "every read answered 200" "$(sort -u "$TMP/codes" | tr '\n' ' ')" "200 "
 like "committed bugs show on the component page" "$(get /component/SCSI)" '2002 open bugs'
+like "long lists are paged" "$(get /component/SCSI)" 'class="pager"><strong>1</strong> <a href="/component/SCSI\?page=2">2</a>'
+is "page 21 holds the last 2 bugs" "$(get '/component/SCSI?page=21' | grep -o 'href="/bug/[0-9]*"' | wc -l | tr -d ' ')" 2
 is "and in the API" "$(raw '/api/bugs?component=SCSI&limit=1000' | jq '.bugs | length')" 1000
 
 # A job that finishes stops its page's refresh.
