@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/web-lib.sh"
 
-plan 34
+plan 36
 web_start </dev/null || { not_ok "bugbridged serves the dashboard"; diag "$(cat "$TMP/bbd.log")"; exit 1; }
 ok "bugbridged serves the dashboard"
 
@@ -45,5 +45,8 @@ is "remote runner API without token: 401" "$(status /api/runner/claim -X POST -d
 unlike "remote runner API with the token passes authentication" \
 	"$(status /api/runner/claim -X POST -H "Authorization: Bearer $WEB_TOKEN" -d '{}')" '^(401|403)$'
 is "HEAD works like GET, without a body" "$(curl -s -I -o /dev/null -w '%{http_code} %{size_download}' "$WEB/bug/9370")" "200 0"
+out=$(bbd --config "$TMP/web.conf" 2>&1); rc=$?
+is "a second bugbridged on a taken port exits 1" "$rc" 1
+like "and says why" "$out" "cannot listen on '127.0.0.1:$WEB_PORT': Address already in use"
 is "still serving after all that" "$(raw /healthz | head -1)" ok
 done_testing
