@@ -3,6 +3,7 @@
  *
  *   GET  /api/jobs?state=queued|running|done|cancelled&bug=N&limit=
  *   GET  /api/jobs/<id>        one job with stages, test results, signatures, logs
+ *   GET  /api/jobs/<id>/kcidb  a finished job in KernelCI's KCIDB format (kcidb.h)
  *   GET  /api/queue            running and queued jobs with position and estimates
  *   POST /api/jobs             queue a job (bearer token); body:
  *        {"bug_id": 9370, "candidate_id": 12, "kind": "retest",
@@ -14,6 +15,7 @@
  */
 #include "api.h"
 #include "job_queue.h"
+#include "kcidb.h"
 #include "log.h"
 #include "page.h"
 
@@ -39,6 +41,7 @@ DB_SQL(sql_api_job_tests,
        " WHERE job_id = ? ORDER BY variant DESC, name");
 DB_SQL(sql_api_job_signatures,
        "SELECT variant, kind, title, frames, hash FROM signatures WHERE job_id = ? ORDER BY id");
+DB_SQL(sql_api_job_state, "SELECT state FROM jobs WHERE id = ?");
 DB_SQL(sql_api_candidate_bug, "SELECT bug_id FROM candidates WHERE id = ?");
 
 static const char *const job_states[] = { "queued", "running", "done", "cancelled" };
@@ -120,12 +123,48 @@ static void add_logs(struct json_object *o, sqlite3_int64 id)
 	json_object_object_add(o, "logs", logs);
 }
 
+static int job_kcidb(struct http_request *req, struct http_response *resp, sqlite3_int64 id)
+{
+	sqlite3_stmt *st = db_stmt(req->db, sql_api_job_state);
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return http_error(resp, 404, "no job %lld", (long long)id);
+	}
+	if (strcmp(db_col_text(st, 0), "done")) {
+		sqlite3_reset(st);
+		return http_error(resp, 409, "job %lld has not finished", (long long)id);
+	}
+	sqlite3_reset(st);
+	if (kcidb_export(req->db, id, &resp->body)) {
+		log_error("http: job %lld: kcidb: %s", (long long)id, resp->body.ptr);
+		return http_error(resp, 500, "job %lld cannot be exported as KCIDB", (long long)id);
+	}
+	resp->content_type = "application/json";
+	return 0;
+}
+
 int api_job(struct http_request *req, struct http_response *resp)
 {
+	const char *kcidb = strstr(req->rest, "/kcidb");
 	sqlite3_stmt *st;
 	struct json_object *o;
 	sqlite3_int64 id;
 
+	if (kcidb && !strcmp(kcidb, "/kcidb")) {
+		char *num = strndup(req->rest, (size_t)(kcidb - req->rest));
+		int bad = !num || http_parse_id(num, &id);
+
+		free(num);
+		if (bad)
+			return http_error(resp, 400, "bad job id");
+		return job_kcidb(req, resp, id);
+	}
 	if (http_parse_id(req->rest, &id))
 		return http_error(resp, 400, "bad job id");
 	st = db_stmt(req->db, sql_api_job_one);

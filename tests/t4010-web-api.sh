@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/web-lib.sh"
 
-plan 34
+plan 37
 web_start </dev/null || { not_ok "bugbridged serves the API"; diag "$(cat "$TMP/bbd.log")"; exit 1; }
 ok "bugbridged serves the API"
 
@@ -38,6 +38,10 @@ is "/api/jobs/1 test results" "$(printf '%s' "$j" | jq -r '[.test_results[] | se
 is "/api/jobs/1 signatures" "$(printf '%s' "$j" | jq -r '.signatures[0].title')" 'WARNING in scsi_done_internal'
 is "/api/jobs/1 log URLs, not server paths" "$(printf '%s' "$j" | jq -c '[.logs[]], has("log_dir")')" \
 	"$(printf '["/job/1/build.log","/job/1/console.log"]\nfalse')"
+j=$(raw /api/jobs/1/kcidb)
+is "/api/jobs/1/kcidb is a KCIDB v5 document" "$(printf '%s' "$j" | jq -c '[.version.major, .checkouts[0].id]')" '[5,"bugbridge:job1-patched"]'
+like "/api/jobs/1/kcidb carries the failed test case" "$(printf '%s' "$j" | jq -r '[.tests[] | select(.status == "FAIL") | .path] | join(",")')" 'scsi_completion_basic'
+is "/api/jobs/4/kcidb: not finished yet, 409" "$(status /api/jobs/4/kcidb)" 409
 j=$(raw /api/queue)
 is "/api/queue: running then queued in order" "$(printf '%s' "$j" | jq -c '[.jobs[] | [.job_id, .state, .position]]')" \
 	'[[3,"running",null],[4,"queued",1],[5,"queued",2]]'
