@@ -157,8 +157,9 @@ static int header(struct http_request *req, struct buf *out, sqlite3_int64 id,
 	page_tracker_url(&title, id);
 	html_attr(out, title.ptr);
 	buf_release(&title);
-	buf_addstr(out, "\" rel=\"noopener noreferrer\">open in the tracker</a></td></tr>\n"
-		   "<tr><th>Component</th><td>");
+	buf_addf(out, "\" rel=\"noopener noreferrer\">open in the tracker</a> \xc2\xb7 "
+		 "<a href=\"/api/bugs/%lld\">JSON</a></td></tr>\n", (long long)id);
+	buf_addstr(out, "<tr><th>Component</th><td>");
 	html_txt(out, db_col_text(st, 0));
 	buf_addstr(out, " / <a href=\"/component/");
 	html_url_arg(out, db_col_text(st, 1));

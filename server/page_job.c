@@ -213,6 +213,10 @@ static void facts(struct buf *out, sqlite3_stmt *st, sqlite3_int64 id, time_t no
 	time_fact(out, "Started", st, 15);
 	time_fact(out, "Finished", st, 16);
 	buf_addstr(out, "</table>\n");
+	buf_addf(out, "<p class=\"note\"><a href=\"/api/jobs/%lld\">JSON</a>", (long long)id);
+	if (!strcmp(state, "done"))
+		buf_addf(out, " \xc2\xb7 <a href=\"/api/jobs/%lld/kcidb\">KCIDB</a>", (long long)id);
+	buf_addstr(out, "</p>\n");
 }
 
 static int stages(struct db *db, sqlite3_int64 id, struct buf *out, double now)
