@@ -72,6 +72,8 @@ const struct config_key config_keys[] = {
 	  "seconds for one SMTP session" },
 	{ "smtp", "backoff", CONF_INT, "60", NULL, 0,
 	  "seconds before the first retry of a digest the server did not take (doubled each time, up to an hour)" },
+	{ "smtp", "ca_file", CONF_STR, "", NULL, 0,
+	  "CA certificates to verify the mail server's TLS certificate with (empty: the system's)" },
 
 	{ "digest", "every", CONF_ENUM, "daily", "daily|weekly|never", 0,
 	  "how often bugbridged sends the digest" },

@@ -169,6 +169,8 @@ enum smtp_result smtp_send(const char *from, const char *rcpts, const char *msg,
 	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
 	if (cfg_bool("smtp.starttls"))
 		curl_easy_setopt(curl, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+	if (*cfg_str("smtp.ca_file"))
+		curl_easy_setopt(curl, CURLOPT_CAINFO, cfg_str("smtp.ca_file"));
 	curl_easy_setopt(curl, CURLOPT_VERBOSE, 1L);
 	curl_easy_setopt(curl, CURLOPT_DEBUGFUNCTION, smtp_debug);
 	curl_easy_setopt(curl, CURLOPT_DEBUGDATA, &last);
