@@ -242,6 +242,32 @@ static int advance(struct db *db, const struct bs_job *root)
 	return job_enqueue(db, &spec, NULL);
 }
 
+/* A requested bisection ("bugbridge: bisect N") that has nothing to search. */
+static int nothing_to_bisect(struct db *db, const struct bs_job *j)
+{
+	struct buf text = BUF_INIT, marker = BUF_INIT;
+	const char *why;
+	int ret;
+
+	if (j->series_len <= 1)
+		why = "it is a single patch";
+	else if (!strcmp(j->verdict, "pass"))
+		why = "the whole series passes";
+	else if (!baseline_clean(db, j->id))
+		why = "the unpatched baseline fails already, so no prefix can be told good";
+	else
+		why = "the series did not get as far as running the suite";
+	buf_addf(&marker, "bugbridge-bisect: job %lld", (long long)j->id);
+	buf_addf(&text, "bugbridge: nothing to bisect: %s (verdict %s).\n\nJob:      ", why,
+		 j->verdict[0] ? j->verdict : "none");
+	triage_job_url(j->id, &text);
+	buf_addf(&text, "\n\n%s\n", marker.ptr);
+	ret = outbox_add(db, "comment", j->bug_id, j->id, marker.ptr, text.ptr);
+	buf_release(&text);
+	buf_release(&marker);
+	return ret;
+}
+
 int bisect_job_done(struct db *db, sqlite3_int64 job_id)
 {
 	struct bs_job j = { 0 }, root = { 0 };
@@ -255,6 +281,8 @@ int bisect_job_done(struct db *db, sqlite3_int64 job_id)
 		if (bs_load(db, j.parent_id, &root))
 			goto out;
 		ret = starts_bisection(db, &root) ? advance(db, &root) : 0;
+	} else if (!strcmp(j.kind, "bisect") && strcmp(j.verdict, "infra-error")) {
+		ret = nothing_to_bisect(db, &j);
 	} else {
 		ret = 0;
 	}

@@ -147,11 +147,44 @@ static void test_series_of_six(void **state)
 	cfg = NULL;
 }
 
+static void test_nothing_to_bisect(void **state)
+{
+	struct buf err = BUF_INIT;
+	struct db db;
+	struct config c;
+	int applied;
+
+	(void)state;
+	config_init(&c);
+	config_install(&c);
+	assert_int_equal(db_open(&db, ":memory:", &err), 0);
+	assert_int_equal(db_migrate(&db, &applied, &err), 0);
+	exec(&db, "INSERT INTO bugs (id) VALUES (9370);"
+		  "INSERT INTO candidates (id, bug_id, source, kind, name, sha256, patch_count)"
+		  " VALUES (1, 9370, 'manual', 'mbox', 's', 'abc', 6);"
+		  /* asked for, but the baseline fails too: no prefix is good */
+		  "INSERT INTO jobs (id, bug_id, candidate_id, kind, with_baseline, state, verdict,"
+		  " change) VALUES (10, 9370, 1, 'bisect', 1, 'done', 'fail', 'FAIL->FAIL');"
+		  "INSERT INTO test_results (job_id, variant, name, status) VALUES"
+		  " (10, 'baseline', 't', 'fail'), (10, 'patched', 't', 'fail');");
+	assert_int_equal(triage_run(&db, &no_stop), 0);
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM jobs WHERE kind = 'bisect-step'"), 0);
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox WHERE marker ="
+			       " 'bugbridge-bisect: job 10' AND payload LIKE"
+			       " '%nothing to bisect: the unpatched baseline fails already%'"), 1);
+	db_close(&db);
+	buf_release(&err);
+	config_release((struct config *)cfg);
+	free((void *)cfg);
+	cfg = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_oracle),
 		cmocka_unit_test(test_series_of_six),
+		cmocka_unit_test(test_nothing_to_bisect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
