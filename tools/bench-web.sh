@@ -80,7 +80,7 @@ run() {
 	code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT$2")
 	[ "$code" = 200 ] || { echo "bench-web: $2 answered $code" >&2; exit 1; }
 	wrk -t 2 -c "$CONNS" -d "${SECS}s" --latency "http://127.0.0.1:$PORT$2" >"$TMP/wrk.out"
-	sed 's/^/  /' "$TMP/wrk.out" | grep -E 'Requests/sec|99%|Non-2xx|Socket errors' || true
+	sed 's/^/  # /' "$TMP/wrk.out" | grep -E 'Requests/sec|99%|Non-2xx|Socket errors' || true
 	python3 - "$1" "$TMP/wrk.out" <<'PY'
 import re, sys
 name, text = sys.argv[1], open(sys.argv[2]).read()
@@ -95,4 +95,4 @@ print("%s non-2xx: %d responses" % (name, int(bad.group(1)) if bad else 0))
 PY
 }
 run "web /component/SCSI" /component/SCSI
-run "web /api/bugs?component=SCSI" '/api/bugs?component=SCSI'
+run "web /api/bugs (component=SCSI)" '/api/bugs?component=SCSI'
