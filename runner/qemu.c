@@ -55,8 +55,26 @@ static void push(const char ***argv, int *argc, const char *arg)
 	(*argv)[*argc] = NULL;
 }
 
+struct probe_watch {
+	struct buf *console;
+	volatile int stop;
+	const volatile int *cancel;
+};
+
+/* A failed KVM guest does not exit, it stops: end the probe as soon as we know. */
+static void probe_tick(void *arg)
+{
+	struct probe_watch *w = arg;
+
+	if (strstr(w->console->ptr, "KVM internal error") ||
+	    strstr(w->console->ptr, "emulation failure") ||
+	    strstr(w->console->ptr, PROBE_MARKER) || (w->cancel && *w->cancel))
+		w->stop = 1;
+}
+
 static bool probe_kvm(struct run *r, const char *kernel)
 {
+	struct probe_watch watch = { 0 };
 	struct buf initrd = BUF_INIT, append = BUF_INIT, console = BUF_INIT;
 	const struct cpio_entry entries[] = {
 		{ "bin", S_IFDIR | 0755, NULL, NULL, 0, 0 },
@@ -80,10 +98,14 @@ static bool probe_kvm(struct run *r, const char *kernel)
 	buf_addstr(&append, "console=ttyS0 panic=-1 oops=panic loglevel=4");
 	base_argv(&append, "kvm", kernel, initrd.ptr, &argv, &argc);
 	buf_init(&console, 1 << 20);
+	watch.console = &console;
+	watch.cancel = &r->cancel;
 	ch.argv = argv;
 	ch.capture = &console;
 	ch.timeout = 60;
-	ch.cancel = &r->cancel;
+	ch.cancel = &watch.stop;
+	ch.tick = probe_tick;
+	ch.tick_arg = &watch;
 	child_run(&ch);
 	ok = strstr(console.ptr, PROBE_MARKER) != NULL;
 	if (!ok) {
@@ -99,6 +121,52 @@ out:
 	return ok;
 }
 
+/*
+ * The probe's answer is kept in <cache>/accel-probe with the host's boot id:
+ * whether KVM works is a property of this boot of this host, and every
+ * runner process (and every test) need not pay for a probe boot again.
+ */
+static void probe_file(struct run *r, struct buf *path, struct buf *boot_id)
+{
+	buf_addf(path, "%s/accel-probe", r->cache);
+	if (!buf_read_file(boot_id, "/proc/sys/kernel/random/boot_id"))
+		buf_trim(boot_id);
+}
+
+static const char *probe_cached(struct run *r)
+{
+	struct buf path = BUF_INIT, id = BUF_INIT, text = BUF_INIT;
+	const char *ret = NULL;
+
+	probe_file(r, &path, &id);
+	if (id.len && !buf_read_file(&text, path.ptr)) {
+		buf_trim(&text);
+		if (!strncmp(text.ptr, "kvm ", 4) && !strcmp(text.ptr + 4, id.ptr))
+			ret = "kvm";
+		else if (!strncmp(text.ptr, "tcg ", 4) && !strcmp(text.ptr + 4, id.ptr))
+			ret = "tcg";
+	}
+	buf_release(&path);
+	buf_release(&id);
+	buf_release(&text);
+	return ret;
+}
+
+static void probe_remember(struct run *r, const char *accel)
+{
+	struct buf path = BUF_INIT, id = BUF_INIT;
+	int fd;
+
+	probe_file(r, &path, &id);
+	fd = id.len ? open(path.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+	if (fd >= 0) {
+		dprintf(fd, "%s %s\n", accel, id.ptr);
+		close(fd);
+	}
+	buf_release(&path);
+	buf_release(&id);
+}
+
 int qemu_pick_accel(struct run *r, const char *kernel, const char *initrd)
 {
 	const char *want = cfg_str("runner.accel");
@@ -108,8 +176,12 @@ int qemu_pick_accel(struct run *r, const char *kernel, const char *initrd)
 		r->accel = want;
 		return 0;
 	}
+	if (!probed_accel && (probed_accel = probe_cached(r)))
+		log_info("runner: accelerator %s (probed earlier on this host boot)", probed_accel);
 	if (!probed_accel) {
 		probed_accel = probe_kvm(r, kernel) ? "kvm" : "tcg";
+		if (!r->cancel)
+			probe_remember(r, probed_accel);
 		log_info("runner: accelerator %s", probed_accel);
 	}
 	r->accel = probed_accel;
