@@ -5,6 +5,7 @@
  *   bugbridge: retest                   re-run the bug's latest patch job
  *   bugbridge: bisect <attachment-id>   test a series and bisect a failure
  *   bugbridge: ignore                   no more jobs or comments on this bug
+ *                                       (until one of the others asks again)
  *
  * A command is a line of its own starting with "bugbridge:" (blanks before
  * it allowed, case ignored, nothing after it but blanks); a quoted line
@@ -129,6 +130,7 @@ DB_SQL(sql_cc_latest_job,
        " AND candidate_id IS NOT NULL AND kind IN ('test', 'retest', 'bisect')"
        " ORDER BY id DESC LIMIT 1");
 DB_SQL(sql_cc_ignore, "UPDATE bugs SET ignored = 1 WHERE id = ?");
+DB_SQL(sql_cc_unignore, "UPDATE bugs SET ignored = 0 WHERE id = ? AND ignored = 1");
 DB_SQL(sql_cc_cancel_queued,
        "UPDATE jobs SET state = 'cancelled', cancel = 1 WHERE bug_id = ? AND state = 'queued'");
 
@@ -305,9 +307,26 @@ static int refuse(struct db *db, sqlite3_int64 bug, sqlite3_int64 comment, const
 	return ret;
 }
 
+/* An explicit request for a job lifts an earlier "bugbridge: ignore". */
+static int unignore(struct db *db, sqlite3_int64 bug)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_cc_unignore);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, bug);
+	if (db_step_done(db, st))
+		return -1;
+	if (sqlite3_changes(db->h))
+		log_info("commands: bug %lld is no longer ignored", (long long)bug);
+	return 0;
+}
+
 static int execute(struct db *db, sqlite3_int64 bug, sqlite3_int64 comment,
 		   const struct comment_cmd *c)
 {
+	if (c->kind != COMMENT_CMD_IGNORE && unignore(db, bug))
+		return -1;
 	log_info("commands: comment %lld on bug %lld: command %d %lld", (long long)comment,
 		 (long long)bug, (int)c->kind, c->attachment_id);
 	switch (c->kind) {

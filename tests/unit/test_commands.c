@@ -166,6 +166,12 @@ static void test_run_once(void **state)
 			       " AND parent_id = 1"), 1);
 	assert_int_equal(count(&db, "SELECT ignored FROM bugs WHERE id = 9370"), 1);
 	assert_int_equal(count(&db, "SELECT COUNT(*) FROM jobs WHERE state = 'queued'"), 0);
+	/* asking for a job again lifts the ignore */
+	exec(&db, "INSERT INTO comments (id, bug_id, author, text) VALUES"
+		  " (9, 9370, 'maint@example.org', 'bugbridge: retest');");
+	assert_int_equal(comment_cmd_run(&db, &no_stop), 0);
+	assert_int_equal(count(&db, "SELECT ignored FROM bugs WHERE id = 9370"), 0);
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM jobs WHERE state = 'queued'"), 1);
 	db_close(&db);
 	buf_release(&err);
 }
