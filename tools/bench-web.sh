@@ -12,7 +12,7 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 BB_BUILD=${BB_BUILD:-$SRC/build}
 BUGS=${BENCH_WEB_BUGS:-10000}
 SECS=${BENCH_WEB_SECONDS:-10}
-CONNS=${BENCH_WEB_CONNECTIONS:-32}
+CONNS=${BENCH_WEB_CONNECTIONS:-8}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/bench-web.XXXXXX")
 PID=""
 cleanup() {
