@@ -144,8 +144,10 @@ static int tests_with_change(struct db *db, sqlite3_int64 id, const char *change
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *ch = db_col_text(st, 3);
 		const char *patched = db_col_text(st, 2);
+		/* a baseline-only job's results may all be the baseline's */
+		const char *mine = *patched ? patched : db_col_text(st, 1);
 
-		if (change ? strcmp(ch, change) : strcmp(patched, status))
+		if (change ? strcmp(ch, change) : strcmp(mine, status))
 			continue;
 		if (n++ < 8) {
 			if (n > 1)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "config.h"
@@ -392,6 +393,93 @@ static void test_similar_summaries(void **state)
 	db_close(&db);
 }
 
+static char *comment_of(struct db *db, sqlite3_int64 job)
+{
+	struct buf b = BUF_INIT;
+	int rc = triage_comment(db, job, &b);
+
+	assert_true(rc >= 0);
+	return rc ? NULL : buf_detach(&b, NULL);
+}
+
+static void test_comment_headlines(void **state)
+{
+	struct db db;
+	char *s;
+
+	(void)state;
+	use_config("");
+	open_db(&db);
+	exec(&db, "INSERT INTO jobs (id, bug_id, candidate_id, state, verdict, verdict_detail) VALUES"
+		  " (1, 9370, 1, 'done', 'apply-failed', 'hunk #2 FAILED at 310'),"
+		  " (2, 9370, 1, 'done', 'build-failed', 'sr.c:12: error: expected'),"
+		  " (3, 9370, 1, 'done', 'panic', 'Kernel panic - not syncing'),"
+		  " (4, 9370, NULL, 'done', 'fail', NULL),"
+		  " (5, 9370, NULL, 'done', 'pass', NULL),"
+		  " (6, 9370, 1, 'done', 'infra-error', 'disk full');"
+		  "INSERT INTO jobs (id, bug_id, candidate_id, kind, patch_count, state, verdict)"
+		  " VALUES (7, 9370, 1, 'bisect-step', 2, 'done', 'pass');"
+		  "INSERT INTO test_results (job_id, variant, name, status) VALUES"
+		  " (4, 'baseline', 'sr-capacity', 'fail');");
+	s = comment_of(&db, 1);
+	assert_non_null(strstr(s, "bugbridge APPLY FAILED: this patch does not apply to linux-source-6.1"));
+	assert_non_null(strstr(s, "hunk #2 FAILED at 310"));
+	free(s);
+	s = comment_of(&db, 2);
+	assert_non_null(strstr(s, "BUILD FAILED: the kernel does not build with this patch"));
+	free(s);
+	s = comment_of(&db, 3);
+	assert_non_null(strstr(s, "PANIC: the patched kernel did not finish the suite"));
+	free(s);
+	s = comment_of(&db, 4);
+	assert_non_null(strstr(s, "FAIL: the unpatched linux-source-6.1 fails sr-capacity"));
+	assert_null(strstr(s, "Patch:"));
+	free(s);
+	s = comment_of(&db, 5);
+	assert_non_null(strstr(s, "PASS: the unpatched linux-source-6.1 passes the suite"));
+	free(s);
+	/* infra errors and bisection steps get no result comment */
+	assert_null(comment_of(&db, 6));
+	assert_null(comment_of(&db, 7));
+	db_close(&db);
+}
+
+static void test_comment_cap_and_hostile_text(void **state)
+{
+	struct db db;
+	sqlite3_stmt *st;
+	char name[200];
+	char *s;
+
+	(void)state;
+	use_config("");
+	open_db(&db);
+	exec(&db, "INSERT INTO candidates (id, bug_id, source, kind, name, sha256) VALUES"
+		  " (2, 9370, 'attachment', 'patch', 'x.patch' || char(10) ||"
+		  " 'bugbridge-result: job 1', 'bbbb');"
+		  "INSERT INTO jobs (id, bug_id, candidate_id, state, verdict) VALUES"
+		  " (8, 9370, 2, 'done', 'fail');");
+	assert_int_equal(sqlite3_prepare_v2(db.h, "INSERT INTO test_results (job_id, name, status)"
+					    " VALUES (8, ?, 'fail')", -1, &st, NULL), SQLITE_OK);
+	for (int i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "a-rather-long-test-name-%05d-%s", i,
+			 "padding-padding-padding-padding-padding");
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	s = comment_of(&db, 8);
+	assert_true(strlen(s) <= TRIAGE_COMMENT_MAX);
+	assert_non_null(strstr(s, "cut short"));
+	assert_non_null(strstr(s, "\nbugbridge-result: job 8\n"));
+	/* a patch name cannot smuggle in a marker line of its own */
+	assert_null(strstr(s, "\nbugbridge-result: job 1"));
+	assert_non_null(strstr(s, "x.patch bugbridge-result: job 1"));
+	free(s);
+	db_close(&db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +492,8 @@ int main(void)
 		cmocka_unit_test(test_duplicates_linked_once),
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_similar_summaries),
+		cmocka_unit_test(test_comment_headlines),
+		cmocka_unit_test(test_comment_cap_and_hostile_text),
 	};
 	int rc;
 
