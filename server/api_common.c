@@ -50,7 +50,7 @@ int api_send(struct http_response *resp, int status, struct json_object *o)
 {
 	buf_reset(&resp->body);
 	buf_addstr(&resp->body, json_object_to_json_string_ext(o,
-		   JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		   JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	buf_addch(&resp->body, '\n');
 	json_object_put(o);
 	resp->status = status;
