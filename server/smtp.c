@@ -13,7 +13,16 @@
 #include "redact.h"
 
 #include <curl/curl.h>
+#include <pthread.h>
 #include <string.h>
+
+static pthread_once_t smtp_once = PTHREAD_ONCE_INIT;
+static CURLcode smtp_global_rc;
+
+static void smtp_global_init(void)
+{
+	smtp_global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
 
 struct smtp_upload {
 	const char *data;
@@ -141,7 +150,8 @@ enum smtp_result smtp_send(const char *from, const char *rcpts, const char *msg,
 	CURLcode res;
 
 	buf_reset(reply);
-	curl = curl_easy_init();
+	pthread_once(&smtp_once, smtp_global_init);
+	curl = smtp_global_rc == CURLE_OK ? curl_easy_init() : NULL;
 	if (!curl) {
 		buf_addstr(reply, "smtp: cannot start libcurl");
 		return SMTP_RETRY;

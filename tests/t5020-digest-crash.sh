@@ -45,5 +45,25 @@ check("and the same Date and body",
 bbd --config "$TMP/c.conf" --once >"$TMP/bbd4.log" 2>&1
 sleep 0.3
 is "a further restart sends nothing" "$(mail_count)" 2
+
+# The same with a real kill -9: the server stores the next digest, then
+# SIGKILLs the running bugbridged before answering 250.
+sql "DELETE FROM digests; DELETE FROM outbox WHERE kind = 'mail'"
+sh -c 'echo $$ >"$1/kill-pid"; shift; exec "$@"' sh "$MAILDIR" \
+	"$BB_BUILD/bugbridged" --config "$TMP/c.conf" >"$TMP/bbd5.log" 2>&1
+is "bugbridged was killed by SIGKILL" "$?" 137
+is "the server has the new digest" "$(mail_count)" 3
+is "its row is left 'sending'" "$(sql "SELECT state FROM outbox WHERE kind = 'mail'")" sending
+sleep 4
+bbd --config "$TMP/c.conf" --once >"$TMP/bbd6.log" 2>&1
+mail_wait 4 5
+is "the restart resends it" "$(mail_count)" 4
+is "and records it sent" "$(sql "SELECT state, attempts FROM outbox WHERE kind = 'mail'")" "sent|2"
+mail_checks '
+msgs = sorted(messages(MAILDIR), key=lambda m: m["Message-ID"])
+mid = DB.execute("SELECT message_id FROM digests").fetchone()[0]
+same = [m for m in msgs if m["Message-ID"] == mid]
+check("after kill -9 both copies carry the recorded Message-ID", len(same) == 2, [m["Message-ID"] for m in msgs])
+'
 plan $_tap_n
 done_testing

@@ -28,6 +28,7 @@ digest_config() {
 	login = bugbridge@example.org
 	retries = 0
 	[web]
+	listen = 127.0.0.1:$(free_port)
 	base_url = http://127.0.0.1:8080/
 	[smtp]
 	url = smtp://127.0.0.1:$SMTP_PORT

@@ -6,7 +6,11 @@
 # It stores every accepted message in MAILDIR (aiosmtpd's Mailbox handler)
 # unless MAILDIR/reply exists: then it answers DATA with that file's first
 # line ("451 4.3.0 try later", "550 5.7.1 refused") and stores nothing.
+# If MAILDIR/kill-pid exists, it stores the message, then SIGKILLs that
+# process (once) before answering: the sender dies after the server took
+# the message and before it could record that.
 import os
+import signal
 
 from aiosmtpd.handlers import Mailbox
 
@@ -17,4 +21,11 @@ class Sink(Mailbox):
         if os.path.exists(path):
             with open(path) as f:
                 return f.readline().strip()
-        return await super().handle_DATA(server, session, envelope)
+        reply = await super().handle_DATA(server, session, envelope)
+        kill = os.path.join(self.mail_dir, "kill-pid")
+        if os.path.exists(kill):
+            with open(kill) as f:
+                pid = int(f.readline())
+            os.unlink(kill)
+            os.kill(pid, signal.SIGKILL)
+        return reply
