@@ -285,6 +285,23 @@ static void add_problem(struct logscan_result *r, const char *kind, const char *
 	p->first_line = strndup(message(raw), 300);
 }
 
+/* A quoted line has no stack: it counts towards a problem of the same title. */
+static void add_quoted(struct logscan_result *r, const struct trigger *t, const char *msg,
+		       const char *raw)
+{
+	struct buf title = BUF_INIT;
+
+	make_title(t, msg, &title);
+	for (int i = 0; i < r->n; i++)
+		if (!strcmp(r->items[i].kind, t->kind) && !strcmp(r->items[i].title, title.ptr)) {
+			r->items[i].count++;
+			buf_release(&title);
+			return;
+		}
+	add_problem(r, t->kind, title.ptr, "", raw);
+	buf_release(&title);
+}
+
 static char **split_lines(const char *text, size_t len, int *n)
 {
 	char **lines = NULL;
@@ -323,12 +340,26 @@ int logscan(const char *text, size_t len, struct logscan_result *out)
 	for (int i = 0; i < nlines; i++) {
 		const char *msg = message(lines[i]);
 		const struct trigger *t;
-		/* The suite's own KTAP lines may quote the messages it looks for. */
-		if (msg[0] == '#' || !strncmp(msg, "ok ", 3) || !strncmp(msg, "not ok ", 7))
+		bool quoted = false;
+
+		/*
+		 * bbsuite quiets the console while it runs and quotes the kernel's
+		 * bad lines as "# kernel: ..." diagnostics instead; other KTAP lines
+		 * may name the messages it looks for, and are not kernel output.
+		 */
+		if (!strncmp(msg, "# kernel: ", 10)) {
+			msg = message(msg + 10);
+			quoted = true;
+		} else if (msg[0] == '#' || !strncmp(msg, "ok ", 3) || !strncmp(msg, "not ok ", 7)) {
 			continue;
+		}
 		t = match(msg);
 		if (!t)
 			continue;
+		if (quoted) {
+			add_quoted(out, t, msg, lines[i]);
+			continue;
+		}
 		if (!strcmp(t->kind, "panic"))
 			out->panicked = true;
 		/* "Oops:" and the panic a BUG/KASAN/oops=panic leads to restate it. */

@@ -433,6 +433,20 @@ static int do_boot(struct run *r, struct variant *v)
 	return 0;
 }
 
+/*
+ * Tests that judge the whole boot (its kernel log) would judge an empty boot
+ * when run alone, and so are never re-run: their one result stands.
+ */
+static const char *const whole_boot_tests[] = { "kernel-log-clean", NULL };
+
+static bool whole_boot(const char *name)
+{
+	for (int i = 0; whole_boot_tests[i]; i++)
+		if (!strcmp(name, whole_boot_tests[i]))
+			return true;
+	return false;
+}
+
 /* Re-run each failing test alone, flake_retries times. */
 static int do_reruns(struct run *r, struct variant *v)
 {
@@ -441,7 +455,7 @@ static int do_reruns(struct run *r, struct variant *v)
 	for (int i = 0; i < v->ntests; i++) {
 		struct vtest *t = &v->tests[i];
 		const struct scenario_boot *sb;
-		if (strcmp(t->status, "fail"))
+		if (strcmp(t->status, "fail") || whole_boot(t->name))
 			continue;
 		sb = scenario_boot_for(r->scenario, t->name);
 		if (!sb)

@@ -78,7 +78,9 @@ static const char oops_log[] =
 	"[   13.000001] sr1: rw=0, sector=256, nr_sectors = 4 limit=0\r\n"
 	"# no 'attempt to access beyond end of device' here: the suite quoting it\r\n"
 	"[   14.000000] attempt to access beyond end of device\r\n"
-	"[   15.000000] Kernel panic - not syncing: Fatal exception\r\n";
+	"[   15.000000] Kernel panic - not syncing: Fatal exception\r\n"
+	"# kernel: WARNING: CPU: 0 PID: 9 at drivers/scsi/scsi_lib.c:712 scsi_io_completion+0x2a1/0x5b0\r\n"
+	"# kernel: BUG: KASAN: slab-out-of-bounds in sr_done+0x1/0x2\r\n";
 
 static void test_logscan(void **state)
 {
@@ -89,7 +91,7 @@ static void test_logscan(void **state)
 	(void)state;
 	assert_int_equal(logscan(oops_log, strlen(oops_log), &a), 0);
 	assert_true(a.panicked);
-	assert_int_equal(a.n, 3);
+	assert_int_equal(a.n, 4);
 	assert_string_equal(a.items[0].kind, "warning");
 	assert_string_equal(a.items[0].title, "WARNING in scsi_io_completion");
 	assert_string_equal(a.items[0].frames,
@@ -97,6 +99,10 @@ static void test_logscan(void **state)
 	assert_string_equal(a.items[1].kind, "eod");
 	assert_int_equal(a.items[1].count, 2);
 	assert_string_equal(a.items[2].kind, "panic");
+	/* quoted by the suite: the same WARNING counts, a new KASAN is added */
+	assert_int_equal(a.items[0].count, 2);
+	assert_string_equal(a.items[3].kind, "kasan");
+	assert_string_equal(a.items[3].title, "BUG: KASAN: slab-out-of-bounds in sr_done");
 	/* Other pid, CPU, line number and offsets: the same signature. */
 	while ((p = strstr(shifted, "PID: 77")))
 		memcpy(p, "PID: 91", 7);
