@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -728,11 +729,27 @@ static int run_setup(struct run *r)
 		return -1;
 	}
 	r->patches_dir = buf_detach(&b, NULL);
-	buf_addf(&b, "%s/jobs/%lld-a%d", r->cache, (long long)r->job->id, r->job->attempt);
+	/*
+	 * Several databases (a test's, a second service's) may share one cache
+	 * dir, so a job id alone does not name a directory: mkdtemp does.
+	 */
+	buf_addf(&b, "%s/jobs", r->cache);
+	if (mkdir_p(b.ptr, 0755)) {
+		buf_addf(&r->infra, "cannot create '%s'", b.ptr);
+		buf_release(&b);
+		return -1;
+	}
+	buf_addf(&b, "/%lld-a%d-XXXXXX", (long long)r->job->id, r->job->attempt);
+	if (!mkdtemp(b.ptr)) {
+		buf_addf(&r->infra, "cannot create a job dir in '%s/jobs': %s", r->cache,
+			 strerror(errno));
+		buf_release(&b);
+		return -1;
+	}
+	chmod(b.ptr, 0755);
 	r->jobdir = buf_detach(&b, NULL);
 	buf_addf(&b, "%s/logs", r->jobdir);
 	r->logs = buf_detach(&b, NULL);
-	remove_tree(r->jobdir);
 	if (mkdir_p(r->logs, 0755)) {
 		buf_addf(&r->infra, "cannot create '%s'", r->logs);
 		return -1;

@@ -47,7 +47,7 @@ echo "incremental build after a one-file patch: $(stage $j2 build)"
 echo "configure, cold / seeded: $(stage $j1 configure) / $(stage $j2 configure)"
 echo "tree from the baseline (apply stage): $(stage $j2 apply)"
 
-dir=$(ls -d "$CACHE"/jobs/$j2-a1)
+dir=$(ls -d "$CACHE"/jobs/$j2-a1-*)
 python3 - "$dir" "$SRC/kernel-patches/suite/scenarios" <<'EOF2'
 import subprocess, sys, time, os
 jobdir, scen = sys.argv[1], sys.argv[2]
