@@ -47,7 +47,7 @@ int api_queue(struct http_request *req, struct http_response *resp);
 void page_begin(struct buf *out, const char *title, int refresh_seconds);
 void page_end(struct buf *out);
 
-/* "2026-12-03 08:33" (UTC) of a Unix time; "–" for 0. */
+/* <time datetime="...">2026-12-03 08:33</time> (UTC) of a Unix time; "–" for 0. */
 void page_time(struct buf *out, time_t t);
 /* The same for a tracker ISO-8601 time ("2026-12-03T08:33:40Z"), escaped. */
 void page_iso_time(struct buf *out, const char *iso);

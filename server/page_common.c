@@ -45,14 +45,17 @@ void page_end(struct buf *out)
 void page_time(struct buf *out, time_t t)
 {
 	struct tm tm;
-	char s[32];
+	char s[64];
 
 	if (!t || !gmtime_r(&t, &tm)) {
 		buf_addstr(out, "\xe2\x80\x93");
 		return;
 	}
+	strftime(s, sizeof(s), "<time datetime=\"%Y-%m-%dT%H:%M:%SZ\">", &tm);
+	buf_addstr(out, s);
 	strftime(s, sizeof(s), "%Y-%m-%d %H:%M", &tm);
 	buf_addstr(out, s);
+	buf_addstr(out, "</time>");
 }
 
 time_t page_parse_iso(const char *iso)

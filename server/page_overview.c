@@ -78,7 +78,7 @@ static int verdicts(struct db *db, struct buf *out)
 		html_txt_cut(out, db_col_text(st, 5), 100);
 		buf_addstr(out, "</td><td>");
 		page_verdict(out, db_col_text(st, 2));
-		buf_addstr(out, "</td><td>");
+		buf_addstr(out, "</td><td class=\"change\">");
 		html_txt(out, db_col_text(st, 3));
 		buf_addstr(out, "</td><td>");
 		page_time(out, (time_t)sqlite3_column_int64(st, 4));

@@ -17,7 +17,7 @@ like "/ shows elapsed time of the running job" "$page" 'running: build</td><td>[
 like "/ shows queued jobs with position and estimate" "$page" 'queued #1</td><td>starts ~'
 like "/ shows the second queued job" "$page" 'href="/job/5">5</a>.*queued #2'
 like "/ lists bugs needing attention" "$page" 'Needs attention.*href="/bug/9371"'
-like "/ shows the latest verdicts" "$page" 'v-pass">pass</span></td><td>FAIL-&gt;PASS'
+like "/ shows the latest verdicts" "$page" 'v-pass">pass</span></td><td class="change">FAIL-&gt;PASS'
 
 page=$(get /component/SCSI)
 is "/component/SCSI answers 200" "$(status /component/SCSI)" 200
@@ -44,11 +44,11 @@ like "bug page links logs" "$page" 'href="/job/1/console.log"'
 unlike "bug page hides private comments" "$page" 'PRIVATE-NOTE'
 
 page=$(get /job/1)
-like "job page shows stages with durations" "$page" '<td>build</td><td>[0-9: -]+</td><td class="num">10m</td>'
+like "job page shows stages with durations" "$page" '<td>build</td><td><time datetime="[0-9TZ:-]+">[0-9: -]+</time></td><td class="num">10m</td>'
 like "job page lists the logs present" "$page" 'href="/job/1/build.log"'
 unlike "job page does not list a symlinked log" "$page" 'evil.log'
 unlike "finished job page does not refresh" "$page" 'http-equiv="refresh"'
-like "queued job page shows position and estimate" "$(get /job/5)" 'Position 2 in the queue. Estimated start ~[0-9: -]+, estimated finish'
+like "queued job page shows position and estimate" "$(get /job/5)" 'Position 2 in the queue. Estimated start ~<time datetime="[0-9TZ:-]+">[0-9: -]+</time>, estimated finish'
 like "running job page refreshes itself" "$(get /job/3)" '<meta http-equiv="refresh" content="5">'
 is "build.log is served" "$(raw /job/1/build.log | sed -n 2p)" "BUILD-LOG-LINE-1 <ok>"
 like "build.log is text/plain" "$(headers /job/1/build.log)" 'Content-Type: text/plain'
