@@ -17,6 +17,7 @@ DB_SQL(sql_bug_load, "SELECT id, product, component, status, resolution, groups,
 DB_SQL(sql_bug_full, "SELECT summary, whiteboard, version, op_sys, platform,"
        " priority, severity, cf_kernel_version, cf_regression, url"
        " FROM sa_bugs WHERE id = ?");
+DB_SQL(sql_bug_text, "SELECT summary, whiteboard FROM sa_bugs WHERE id = ?");
 DB_SQL(sql_bug_keywords,
        "SELECT keyword FROM sa_bug_keywords WHERE bug = ? ORDER BY keyword");
 DB_SQL(sql_bug_cc, "SELECT user FROM sa_bug_cc c JOIN sa_users u ON u.id = c.user"
@@ -305,7 +306,37 @@ static bool int_param(struct sa_req *r, const char *name, long *out)
 
 struct search {
 	struct json_object *ids, *products, *components, *statuses, *resolutions;
+	const char *summary, *whiteboard;	/* case-insensitive substrings */
+	int creator, assigned_to;		/* 0: any; -1: nobody matches */
+	time_t created;				/* creation_time >= (0: any) */
 };
+
+/* A login parameter as a user id: 0 when absent, -1 when unknown. */
+static int user_param(struct sa_req *r, const char *name)
+{
+	const char *login = sa_param(r, name);
+	struct sa_user u;
+
+	if (!login)
+		return 0;
+	return sa_user_by_login(&r->st->db, login, &u) ? -1 : u.id;
+}
+
+static bool text_match(struct db *db, int id, const char *summary,
+		       const char *whiteboard)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_bug_text);
+	bool ok = false;
+
+	if (!st)
+		return false;
+	sqlite3_bind_int(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		ok = (!summary || strcasestr(db_col_text(st, 0), summary)) &&
+		     (!whiteboard || strcasestr(db_col_text(st, 1), whiteboard));
+	sqlite3_reset(st);
+	return ok;
+}
 
 static int cmp_id(const void *a, const void *b)
 {
@@ -322,7 +353,12 @@ static bool search_match(struct sa_req *r, const struct search *s,
 	return sa_bug_visible(b, &r->user) && in_list(s->products, b->product) &&
 	       in_list(s->components, b->component) &&
 	       in_list(s->statuses, b->status) &&
-	       in_list(s->resolutions, b->resolution);
+	       in_list(s->resolutions, b->resolution) &&
+	       (!s->creator || s->creator == b->creator) &&
+	       (!s->assigned_to || s->assigned_to == b->assigned_to) &&
+	       b->creation_time >= s->created &&
+	       (!(s->summary || s->whiteboard) ||
+		text_match(&r->st->db, b->id, s->summary, s->whiteboard));
 }
 
 static struct json_object *merged_list(struct sa_req *r, const char *a, const char *b,
@@ -342,6 +378,7 @@ void sa_search_bugs(struct sa_req *r)
 	struct search s = { 0 };
 	struct json_object *bugs = NULL, *o;
 	const char *since = sa_param(r, "last_change_time");
+	const char *created = sa_param(r, "creation_time");
 	sqlite3_stmt *st;
 	long limit, offset, skipped = 0;
 	time_t t = 0;
@@ -366,6 +403,16 @@ void sa_search_bugs(struct sa_req *r)
 	s.components = sa_param_list(r, "component", false);
 	s.statuses = merged_list(r, "status", "bug_status", false);
 	s.resolutions = sa_param_list(r, "resolution", false);
+	s.summary = sa_param(r, "summary");
+	s.whiteboard = sa_param(r, "whiteboard");
+	s.creator = user_param(r, "creator");
+	if (!s.creator)
+		s.creator = user_param(r, "reporter");
+	s.assigned_to = user_param(r, "assigned_to");
+	if (created && sa_parse_time(created, &s.created)) {
+		sa_error(r, 56, "'%s' is not a legal date.", created);
+		goto out;
+	}
 	bugs = json_object_new_array();
 	if (json_object_array_length(s.ids)) {
 		/* by id: look each up rather than scanning every bug */
@@ -432,11 +479,16 @@ void sa_get_history(struct sa_req *r, int id)
 	struct json_object *o, *bugs, *bug, *hist, *entry = NULL, *changes = NULL;
 	sqlite3_stmt *st;
 	struct sa_bug b;
+	const char *since = sa_param(r, "new_since");
 	int last_who = -1;
-	time_t last_when = -1;
+	time_t last_when = -1, t = 0;
 
 	if (sa_bug_check(r, id, &b))
 		return;
+	if (since && sa_parse_time(since, &t)) {
+		sa_error(r, 56, "'%s' is not a legal date.", since);
+		return;
+	}
 	if (!(st = db_stmt(db, sql_history_get))) {
 		sa_error(r, 32610, "database error");
 		return;
@@ -446,7 +498,11 @@ void sa_get_history(struct sa_req *r, int id)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int who = sqlite3_column_int(st, 0);
 		time_t when = sqlite3_column_int64(st, 1);
-		struct json_object *c = json_object_new_object();
+		struct json_object *c;
+
+		if (since && when <= t)
+			continue;
+		c = json_object_new_object();
 
 		/* Bugzilla groups the changes one user made in one second. */
 		if (!entry || who != last_who || when != last_when) {

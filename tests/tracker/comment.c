@@ -134,6 +134,7 @@ void sa_add_comment(struct sa_req *r, int bug)
 {
 	struct db *db = &r->st->db;
 	const char *text = sa_param(r, "comment");
+	bool priv = truthy(sa_param(r, "is_private"));
 	struct json_object *o;
 	struct sa_bug b;
 	int id;
@@ -141,10 +142,15 @@ void sa_add_comment(struct sa_req *r, int bug)
 	if (sa_require_login(r) || sa_bug_check(r, bug, &b) ||
 	    sa_comment_check(r, text))
 		return;
+	if (priv && !sa_in_group(&r->user, "admin")) {
+		sa_error(r, 113, "Sorry, you are not a member of the insider group "
+			 "and cannot mark comments as private.");
+		return;
+	}
 	if (db_begin(db))
 		goto fail;
-	if (sa_comment_add(db, bug, r->user.id, text, truthy(sa_param(r, "is_private")),
-			   0, r->now, &id) || db_commit(db)) {
+	if (sa_comment_add(db, bug, r->user.id, text, priv, 0, r->now, &id) ||
+	    db_commit(db)) {
 		db_rollback(db);
 		goto fail;
 	}
