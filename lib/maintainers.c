@@ -14,6 +14,7 @@
  */
 #include "maintainers.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,13 +99,50 @@ static void entry_add_tag(struct maint_entry *e, char tag, const char *v, size_t
 	}
 }
 
+/*
+ * Would glibc compile and run this regex in reasonable time?  Its compiler
+ * copies the subtree of every repetition, so "e++++..." or deeply nested
+ * repeated groups grow exponentially, and back-references make matching
+ * exponential.  MAINTAINERS' own N:/K: patterns are short and plain (the
+ * longest in 6.1 is 160 characters, none uses braces or stacked
+ * repetitions), so anything beyond that is refused rather than risked.
+ */
+static bool regex_safe(const char *re)
+{
+	int depth = 0, reps = 0;
+	bool after_rep = false;
+
+	if (strlen(re) > 256)
+		return false;
+	for (const char *p = re; *p; p++) {
+		bool rep = *p == '*' || *p == '+' || *p == '?';
+
+		if (*p == '\\') {
+			if (isdigit((unsigned char)p[1]) || !p[1])
+				return false;	/* back-reference */
+			p++;
+			after_rep = false;
+			continue;
+		}
+		if (*p == '{' || (rep && after_rep) || (rep && ++reps > 16))
+			return false;
+		if (*p == '(' && ++depth > 3)
+			return false;
+		if (*p == ')')
+			depth--;
+		after_rep = rep;
+	}
+	return true;
+}
+
 static void compile_all(const struct maint_list *l, regex_t **re, bool **ok)
 {
 	*re = xrealloc(NULL, (l->n ? l->n : 1) * sizeof(**re));
 	*ok = xrealloc(NULL, (l->n ? l->n : 1) * sizeof(**ok));
 	for (int i = 0; i < l->n; i++)
 		/* Perl-only syntax such as (?:...) is refused: that pattern never matches */
-		(*ok)[i] = !regcomp(&(*re)[i], l->v[i], REG_EXTENDED | REG_NOSUB);
+		(*ok)[i] = regex_safe(l->v[i]) &&
+			   !regcomp(&(*re)[i], l->v[i], REG_EXTENDED | REG_NOSUB);
 }
 
 static void free_all(const struct maint_list *l, regex_t *re, bool *ok)

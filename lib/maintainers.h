@@ -15,6 +15,9 @@
  *
  * Pure code over a string (no files, no logging): the parser is fuzzed, so
  * any input text is accepted; lines it does not understand are skipped.
+ * N:/K: regexes are POSIX extended ones; a Perl-only construct, or one that
+ * could make glibc's regex engine blow up (stacked or deeply nested
+ * repetitions, braces, back-references, over 256 characters), never matches.
  * Ownership: struct maint_db owns every string and compiled regex in it;
  * maint_release() frees them.  Results point into the db.
  */

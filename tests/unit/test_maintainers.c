@@ -271,6 +271,33 @@ static void test_garbage_is_harmless(void **state)
 	maint_result_release(&r);
 	maint_release(&db);
 
+	/* regexes that would make glibc's compiler or matcher explode never match */
+	{
+		static const char *const evil[] = {
+			"e++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++",
+			"((((a+)+)+)+)", "a{1000}{1000}", "(a*)\\1\\1\\1", "a*b*c*d*e*f*g*h*i*j*k*l*m*n*o*p*q*r*",
+		};
+		for (size_t i = 0; i < sizeof(evil) / sizeof(evil[0]); i++) {
+			struct buf t = BUF_INIT;
+
+			buf_addf(&t, "EVIL\nM:\tEve <eve@example.org>\nN:\t%s\n", evil[i]);
+			maint_parse(&db, t.ptr, t.len);
+			lookup(&db, "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeaaaaaaaaaaaaa", &r);
+			assert_int_equal(r.npeople, 0);
+			maint_result_release(&r);
+			maint_release(&db);
+			buf_release(&t);
+		}
+		/* a plain one still works */
+		static const char ok_text[] = "OK\nM:\tOk <ok@example.org>\nN:\t(foo|bar)_[a-z]+\n";
+
+		maint_parse(&db, ok_text, strlen(ok_text));
+		lookup(&db, "drivers/x/bar_baz.c", &r);
+		assert_int_equal(r.npeople, 1);
+		maint_result_release(&r);
+		maint_release(&db);
+	}
+
 	maint_address("\"Martin K. Petersen\" <martin.petersen@oracle.com>", addr, sizeof(addr));
 	assert_string_equal(addr, "martin.petersen@oracle.com");
 	maint_address("list@example.org", addr, sizeof(addr));
