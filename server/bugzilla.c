@@ -176,6 +176,7 @@ static int call_as(struct bz *bz, bool anon, const char *method, const char *pat
 	bz->code = 0;
 	bz->status = 0;
 	bz->date = 0;
+	bz->fail = HTTPC_FAIL_NONE;
 	buf_reset(&bz->errmsg);
 	buf_addf(&url, "%s%s%s", bz->url, path, query ? query->ptr : "");
 	if (*bz->api_key && !anon) {
@@ -197,6 +198,7 @@ static int call_as(struct bz *bz, bool anon, const char *method, const char *pat
 	}
 	log_debug("bugzilla: %s %s", method, redact_url(&msg, url.ptr));
 	if (httpc_do(&bz->http, &req, &resp, &err)) {
+		bz->fail = resp.fail;
 		fail(bz, BZ_ERR_TRANSPORT, method, path, "%s", err.ptr);
 		goto out;
 	}

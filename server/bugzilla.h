@@ -60,6 +60,7 @@ struct bz {
 	long code;		/* tracker error code, 0 if none */
 	long status;		/* HTTP status, 0 if none */
 	long long date;		/* the answer's Date header (server clock), 0 if none */
+	enum httpc_fail fail;	/* why there was no answer (BZ_ERR_TRANSPORT) */
 	struct buf errmsg;	/* what went wrong, redacted; "" after success */
 };
 

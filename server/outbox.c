@@ -17,6 +17,11 @@
  * Failures: a transport error, 5xx or a malformed answer may or may not
  * have landed: back to step 1 after a backoff, up to [tracker] retries
  * times, then the row waits ('pending', next_try) for a later flush.
+ * A write that timed out may still be in progress on the tracker, and so
+ * may the write of a process that died with the row 'sending': such rows
+ * are looked at again only after [tracker] timeout seconds (next_try is set
+ * when the row is marked 'sending'), when that request has surely ended,
+ * so that the marker check cannot miss a comment that is about to land.
  * Credentials refused (306 bad key, 410 login required, 300-307): the row
  * is 'held' and the WHOLE queue waits until the (url, key) fingerprint in
  * the configuration changes (tracker_state.hold_*), because every other
@@ -56,7 +61,8 @@ DB_SQL(sql_outbox_next,
        "   AND e.kind IN ('comment', 'update') AND e.state IN ('pending', 'sending', 'held'))"
        " ORDER BY id LIMIT 1");
 DB_SQL(sql_outbox_sending,
-       "UPDATE outbox SET state = 'sending', attempts = attempts + 1 WHERE id = ?");
+       "UPDATE outbox SET state = 'sending', attempts = attempts + 1,"
+       " next_try = strftime('%s', 'now') + ?2 WHERE id = ?1");
 DB_SQL(sql_outbox_sent,
        "UPDATE outbox SET state = 'sent', sent_at = strftime('%s', 'now'), remote_id = ?2,"
        " last_error = NULL WHERE id = ?1");
@@ -94,6 +100,7 @@ struct poster {
 	char fingerprint[SHA256_HEX_LEN];
 	int retries;
 	long backoff_ms;
+	long timeout;		/* [tracker] timeout: how long a write may be in flight */
 };
 
 static void row_release(struct row *r)
@@ -138,7 +145,7 @@ static int set_state(struct db *db, const char *sql, sqlite3_int64 id, sqlite3_i
 	sqlite3_bind_int64(st, 1, id);
 	if (sql == sql_outbox_final)
 		db_bind_text(st, 2, num ? "held" : "failed");
-	else if (sql != sql_outbox_sending)
+	else
 		sqlite3_bind_int64(st, 2, num);
 	if (text)
 		db_bind_text(st, 3, text);
@@ -321,7 +328,7 @@ static enum next post_row(struct poster *p, struct row *r)
 			return NEXT_ROW;
 		}
 		if (landed == 0) {
-			if (set_state(p->db, sql_outbox_sending, r->id, 0, NULL))
+			if (set_state(p->db, sql_outbox_sending, r->id, p->timeout + 1, NULL))
 				return STOP_FLUSH;
 			r->attempts++;
 			if (!send_row(p, r, &remote_id)) {
@@ -335,6 +342,13 @@ static enum next post_row(struct poster *p, struct row *r)
 		}
 		if (p->bz.err == BZ_ERR_LOGIN)
 			return refused(p, r);
+		if (landed == 0 && p->bz.err == BZ_ERR_TRANSPORT && p->bz.fail == HTTPC_FAIL_TIMEOUT) {
+			/* the tracker may still be writing it: look only once it surely ended */
+			log_warn("outbox: %s for bug %lld ('%s') timed out; checking again in %lds",
+				 r->kind, (long long)r->bug_id, r->marker, p->timeout + 1);
+			set_state(p->db, sql_outbox_retry, r->id, p->timeout + 1, p->bz.errmsg.ptr);
+			return STOP_FLUSH;
+		}
 		if (p->bz.err != BZ_ERR_TRANSPORT && p->bz.err != BZ_ERR_SERVER &&
 		    p->bz.err != BZ_ERR_MALFORMED)
 			return refused(p, r);
@@ -362,6 +376,7 @@ int outbox_flush(struct db *db, const volatile sig_atomic_t *stop)
 
 	p.retries = (int)cfg_int("tracker.retries");
 	p.backoff_ms = cfg_int("tracker.backoff_ms");
+	p.timeout = cfg_int("tracker.timeout");
 	if (bz_init_config(&p.bz, stop, &err)) {
 		redact_buf(&err);
 		log_error("outbox: %s", err.ptr);

@@ -104,13 +104,16 @@ static int watch_load(struct watch *w, struct buf *err)
 	return 0;
 }
 
-/* What the cursor belongs to: when this changes, poll everything again. */
-static char *watch_fingerprint(const struct watch *w, const char *url)
+/*
+ * What the cursor belongs to: when this changes, poll everything again.
+ * The key is part of it because it decides which (private) bugs we see.
+ */
+static char *watch_fingerprint(const struct watch *w, const char *url, const char *key)
 {
 	struct buf s = BUF_INIT;
 	char hex[SHA256_HEX_LEN];
 
-	buf_addf(&s, "url=%s\n", url);
+	buf_addf(&s, "url=%s\nkey=%s\n", url, key);
 	for (int i = 0; i < w->nbugs; i++)
 		buf_addf(&s, "bug=%ld\n", w->ids[i]);
 	for (int i = 0; i < w->ncomponents; i++)
@@ -118,6 +121,7 @@ static char *watch_fingerprint(const struct watch *w, const char *url)
 	for (int i = 0; i < w->nstatuses; i++)
 		buf_addf(&s, "status=%s\n", w->statuses[i]);
 	sha256_hex(s.ptr, s.len, hex);
+	memset(s.ptr, 0, s.len);
 	buf_release(&s);
 	return strdup(hex);
 }
@@ -546,7 +550,7 @@ int poll_cycle(struct db *db, const volatile sig_atomic_t *stop)
 	}
 	if (load_state(&c))
 		goto out;
-	c.f.watch = watch_fingerprint(&c.w, cfg_str("tracker.url"));
+	c.f.watch = watch_fingerprint(&c.w, cfg_str("tracker.url"), c.bz.api_key);
 	if (fetch(&c)) {
 		log_error("poll: %s; nothing stored, cursor kept", c.bz.errmsg.ptr);
 		poll_record_error(db, c.bz.errmsg.ptr, bz_requests(&c.bz));

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/standin.sh"
 
-plan 26
+plan 28
 standin_start || { not_ok "bz-standin starts"; exit 1; }
 # The seed's times are the stand-in's start second; a bug seen in the very
 # second of its last change is (rightly) fetched again next cycle, so let
@@ -98,4 +98,16 @@ is "component poll exits 0" "$?" 0
 is "it stored the component's visible bug" "$(sql "SELECT group_concat(id) FROM bugs")" 9372
 is "the obsolete patch is no candidate, the unflagged text diff is" \
 	"$(sql "SELECT group_concat(source_id) FROM candidates")" 3
+
+# A private bug: visible with a key that may see it (api_key in the query,
+# which 5.0/5.2 need), silently absent for one that may not.
+mkdir "$TMP_MAIN/p" && TMP=$TMP_MAIN/p
+tracker_config "$TMP/bb.conf" <<EOF2
+watch_bugs = 9373
+EOF2
+sed "s/^api_key = .*/api_key = admkey0123456789abcdefghijABCDEFGHIJ0000/" "$TMP/bb.conf" >"$TMP/admin.conf"
+bbd --once --config "$TMP/bb.conf" >"$TMP/poll6.log" 2>&1
+is "the bot cannot see private bug 9373: nothing stored" "$(sql "SELECT count(*) FROM bugs")" 0
+bbd --once --config "$TMP/admin.conf" >"$TMP/poll7.log" 2>&1
+is "the admin key can: stored" "$(sql "SELECT count(*) FROM bugs WHERE id = 9373")" 1
 TMP=$TMP_MAIN

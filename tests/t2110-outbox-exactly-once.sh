@@ -7,10 +7,14 @@
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/standin.sh"
 
-plan 19
+plan 22
 standin_start || { not_ok "bz-standin starts"; exit 1; }
-# Nothing to watch: the only tracker requests are the poster's.
-tracker_config "$TMP/bb.conf" </dev/null
+# Nothing to watch: the only tracker requests are the poster's.  A row left
+# 'sending' by a dead process is looked at after [tracker] timeout seconds
+# (its request may still be in flight): 2 here, so 3 s (whole seconds, + 1).
+tracker_config "$TMP/bb.conf" <<EOF2
+timeout = 2
+EOF2
 bb --config "$TMP/bb.conf" db migrate >/dev/null 2>&1
 
 queue() {	# queue BUG JOB: a result comment for JOB on BUG
@@ -39,6 +43,10 @@ BUGBRIDGE_TEST_CRASH_AFTER_POST=1 bbd --once --config "$TMP/bb.conf" >"$TMP/run2
 is "the crash hook killed bugbridged" "$?" 9
 is "the row was left 'sending'" "$(sql "SELECT state FROM outbox WHERE job_id = 2")" sending
 is "the comment had landed" "$(count_marker 9370 'bugbridge-result: job 2')" 1
+bbd --once --config "$TMP/bb.conf" >"$TMP/run2a.log" 2>&1
+is "an immediate restart leaves the row alone (its request may be in flight)" \
+	"$(sql "SELECT state FROM outbox WHERE job_id = 2")" sending
+sleep 3.2
 bbd --once --config "$TMP/bb.conf" >"$TMP/run2b.log" 2>&1
 is "restart exits 0" "$?" 0
 is "still exactly one comment for job 2" "$(count_marker 9370 'bugbridge-result: job 2')" 1
@@ -55,8 +63,10 @@ sleep 0.7
 kill -9 $pid
 wait $pid 2>/dev/null
 standin_ctl reset
+bbd --once --config "$TMP/bb.conf" >"$TMP/run3a.log" 2>&1
+sleep 3.2
 bbd --once --config "$TMP/bb.conf" >"$TMP/run3b.log" 2>&1
-is "after kill -9 and restart: exactly one comment for job 3" \
+is "after kill -9 and restarts: exactly one comment for job 3" \
 	"$(count_marker 9371 'bugbridge-result: job 3')" 1
 is "the row is sent" "$(sql "SELECT state FROM outbox WHERE job_id = 3")" sent
 
@@ -78,3 +88,10 @@ is "it fits, ends with its marker and says it was cut" "$(cat "$TMP/long.check")
 is "nothing failed or is held" "$(sql "SELECT count(*) FROM outbox WHERE state != 'sent'")" 0
 unlike "the API key is in no log line" "$(cat "$TMP"/run*.log)" "$BOT_KEY"
 like "bugbridge status counts the sent rows" "$(bb --config "$TMP/bb.conf" status)" "outbox +0 pending, 0 sending, 4 sent"
+
+# The poller recognises our own comments (and takes no patch from them).
+sed "s/^login = .*/&\nwatch_bugs = 9370, 9371/" "$TMP/bb.conf" >"$TMP/watch.conf"
+bbd --once --config "$TMP/watch.conf" >"$TMP/poll.log" 2>&1
+is "our comments are stored as ours" \
+	"$(sql "SELECT count(*) FROM comments WHERE is_ours = 1 AND text LIKE '%bugbridge-result: job %'")" 4
+is "no candidate came from them" "$(sql "SELECT count(*) FROM candidates WHERE source = 'comment'")" 0

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/standin.sh"
 
-plan 24
+plan 28
 standin_start || { not_ok "bz-standin starts"; exit 1; }
 tracker_config "$TMP/bb.conf" </dev/null
 bb --config "$TMP/bb.conf" db migrate >/dev/null 2>&1
@@ -27,6 +27,20 @@ run r500
 is "run through five 500s exits 0" "$?" 0
 is "the comment landed exactly once" "$(count_marker 9370 'bugbridge-result: job 1')" 1
 is "the row is sent" "$(sql "SELECT state FROM outbox WHERE job_id = 1")" sent
+
+# A POST that times out may still land: it is checked, not blindly re-sent.
+sed "s/^timeout = .*/timeout = 1/" "$TMP/bb.conf" >"$TMP/slow.conf"
+queue 9370 8
+standin_ctl delay "ms=2000&count=1"
+run slow1 "$TMP/slow.conf"
+like "the timeout is logged" "$(cat "$TMP/slow1.log")" "timed out; checking again in 2s"
+run slow2 "$TMP/slow.conf"
+is "an immediate rerun does not post again" "$(sql "SELECT state, attempts FROM outbox WHERE job_id = 8")" "pending|1"
+sleep 3.2
+run slow3 "$TMP/slow.conf"
+is "later: the comment that landed late is found, exactly one" \
+	"$(count_marker 9370 'bugbridge-result: job 8')" 1
+is "and the row is sent" "$(sql "SELECT state FROM outbox WHERE job_id = 8")" sent
 
 # A bad API key: held, with the tracker's words; nothing is dropped.
 sed "s/^api_key = .*/api_key = badkey0123456789abcdefghijABCDEFGHIJ9999/" "$TMP/bb.conf" >"$TMP/bad.conf"
