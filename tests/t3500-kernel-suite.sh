@@ -125,11 +125,16 @@ for variant in base srfix; do
 	else
 		not_ok "$what"; diag "$(cat "$TMP/expect-$variant" 2>/dev/null)"
 	fi
+	# The guest's clock is only as good as its TSC calibration, which a
+	# loaded TCG host can throw off (seen: 5 s of suite read as 41 s), so
+	# the bound is on the host's wall clock for the whole QEMU run, boot
+	# included; the guest's own figure is shown.
 	gt=$(guest_time "$TMP/run-$variant/ktap.txt" 2>/dev/null)
-	if [ -n "$gt" ] && python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 60 else 1)" "$gt"; then
-		ok "$variant: the suite takes under 60 s of guest time ($gt s)"
+	wall=$(sed -n 's/^# bbrun: wall \([0-9.]*\) s.*/\1/p' "$TMP/run-$variant.out" 2>/dev/null)
+	if [ -n "$wall" ] && python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 60 else 1)" "$wall"; then
+		ok "$variant: boot and suite take under 60 s (wall $wall s, guest ${gt:-?} s)"
 	else
-		not_ok "$variant: the suite takes under 60 s of guest time (${gt:-no figure})"
+		not_ok "$variant: boot and suite take under 60 s (wall ${wall:-?} s, guest ${gt:-?} s)"
 	fi
 done
 

@@ -200,9 +200,9 @@ int main(int argc, char **argv)
 			run[nrun++] = &tests[i];
 
 	printf("KTAP version 1\n");
+	printf("1..%zu\n", nrun);
 	if (only)
 		printf("# bbsuite.only=%s\n", only);
-	printf("1..%zu\n", nrun);
 	for (size_t i = 0; i < nrun; i++) {
 		size_t mark = kmsg_mark(), end, nbad = 0;
 		const char *firstbad = NULL;

@@ -38,14 +38,14 @@ kdev_apply_series() {
 	while IFS= read -r _p || [ -n "$_p" ]; do
 		case $_p in ''|'#'*) continue ;; esac
 		_p=${_p%% *}
-		if ! patch -d "$KDEV/linux" -p1 -s -f --no-backup-if-mismatch \
+		if ! patch -d "$KDEV/linux" -p1 -s -f --dry-run \
 			-i "$_dir/$_p" >"$KDEV/patch.log" 2>&1; then
 			cat "$KDEV/patch.log" >&2
-			patch -d "$KDEV/linux" -p1 -s -f -R --no-backup-if-mismatch \
-				-i "$_dir/$_p" >/dev/null 2>&1
 			echo "kdev: $_dir/$_p does not apply" >&2
 			return 1
 		fi
+		patch -d "$KDEV/linux" -p1 -s -f --no-backup-if-mismatch \
+			-i "$_dir/$_p" >/dev/null 2>&1 || return 1
 		printf 'patch %s\n' "$_dir/$_p" >>"$KDEV/applied"
 	done <"$_dir/series"
 }
@@ -69,10 +69,12 @@ EOF
 
 kdev_reset() {
 	[ -f "$KDEV/applied" ] || return 0
-	tac "$KDEV/applied" | while IFS= read -r _kind _arg; do
+	tac "$KDEV/applied" | while read -r _kind _arg; do
 		case $_kind in
 		patch) patch -d "$KDEV/linux" -p1 -s -f -R --no-backup-if-mismatch \
-			-i "$_arg" >/dev/null ;;
+			-i "$_arg" >/dev/null 2>&1 ||
+			{ echo "kdev: cannot undo $_arg: the tree will be extracted again" >&2
+			  rm -f "$KDEV/linux/.bb-extracted"; } ;;
 		file) mv "$KDEV/linux/$_arg.bb-orig" "$KDEV/linux/$_arg" &&
 			touch "$KDEV/linux/$_arg" ;;	# newer than the mutant's objects
 		esac
