@@ -34,6 +34,7 @@ static const char usage[] =
 
 static int digest_dry_run(struct db *db, const struct digest_routes *routes, time_t now)
 {
+	struct digest_shared *shared = digest_shared_new();
 	struct buf msg = BUF_INIT;
 	int ret = 0;
 
@@ -41,7 +42,7 @@ static int digest_dry_run(struct db *db, const struct digest_routes *routes, tim
 		bool empty = false;
 
 		buf_reset(&msg);
-		if (digest_preview(db, &routes->v[i], now, &msg, &empty)) {
+		if (digest_preview(db, &routes->v[i], shared, now, &msg, &empty)) {
 			ret = 1;
 			continue;
 		}
@@ -56,11 +57,13 @@ static int digest_dry_run(struct db *db, const struct digest_routes *routes, tim
 			       routes->v[i].list);
 	}
 	buf_release(&msg);
+	digest_shared_free(shared);
 	return ret;
 }
 
 static int digest_send_now(struct db *db, const struct digest_routes *routes, time_t now)
 {
+	struct digest_shared *shared = digest_shared_new();
 	struct digest_send_stats stats = { 0 };
 	struct buf period = BUF_INIT;
 	static volatile sig_atomic_t never;
@@ -68,7 +71,7 @@ static int digest_send_now(struct db *db, const struct digest_routes *routes, ti
 
 	digest_period(&period, now, cfg_str("digest.every"), (int)cfg_int("digest.hour"));
 	for (int i = 0; i < routes->n; i++) {
-		int q = digest_queue(db, &routes->v[i], period.ptr, now);
+		int q = digest_queue(db, &routes->v[i], shared, period.ptr, now);
 
 		if (q < 0)
 			ret = 1;
@@ -84,6 +87,7 @@ static int digest_send_now(struct db *db, const struct digest_routes *routes, ti
 	       stats.failed);
 	if (stats.retry || stats.failed)
 		ret = 1;
+	digest_shared_free(shared);
 	buf_release(&period);
 	return ret;
 }

@@ -211,7 +211,8 @@ out:
  * tracker, and must not hold the write lock meanwhile); only the check and
  * the two inserts run under it.
  */
-int digest_queue(struct db *db, const struct digest_route *r, const char *period, time_t now)
+int digest_queue(struct db *db, const struct digest_route *r, struct digest_shared *shared,
+		 const char *period, time_t now)
 {
 	struct buf message_id = BUF_INIT, message = BUF_INIT, tag = BUF_INIT;
 	struct digest_prev prev;
@@ -228,7 +229,7 @@ int digest_queue(struct db *db, const struct digest_route *r, const char *period
 		ret = 0;
 		goto out;
 	}
-	if (prev_load(db, r, now, &prev) || digest_build(db, r, prev.since, now, &d))
+	if (prev_load(db, r, now, &prev) || digest_build(db, r, shared, prev.since, now, &d))
 		goto out;
 	if (digest_is_empty(&d)) {
 		log_info("digest: nothing new for '%s' in %s; not sending", r->list, period);
@@ -253,8 +254,8 @@ out:
 	return ret;
 }
 
-int digest_preview(struct db *db, const struct digest_route *r, time_t now,
-		   struct buf *out, bool *empty)
+int digest_preview(struct db *db, const struct digest_route *r, struct digest_shared *shared,
+		   time_t now, struct buf *out, bool *empty)
 {
 	struct buf message_id = BUF_INIT;
 	struct digest_prev prev;
@@ -262,7 +263,7 @@ int digest_preview(struct db *db, const struct digest_route *r, time_t now,
 	int ret = -1;
 
 	digest_init(&d);
-	if (prev_load(db, r, now, &prev) || digest_build(db, r, prev.since, now, &d))
+	if (prev_load(db, r, now, &prev) || digest_build(db, r, shared, prev.since, now, &d))
 		goto out;
 	*empty = digest_is_empty(&d);
 	if (mail_new_message_id(&message_id, "bugbridge-digest.preview",
@@ -280,6 +281,7 @@ out:
 int digest_tick(struct db *db, time_t now, const volatile sig_atomic_t *stop)
 {
 	struct digest_routes routes = DIGEST_ROUTES_INIT;
+	struct digest_shared *shared = digest_shared_new();
 	struct digest_send_stats stats = { 0 };
 	struct buf period = BUF_INIT, err = BUF_INIT;
 	const char *every = cfg_str("digest.every");
@@ -292,12 +294,13 @@ int digest_tick(struct db *db, time_t now, const volatile sig_atomic_t *stop)
 		}
 		digest_period(&period, now, every, (int)cfg_int("digest.hour"));
 		for (int i = 0; i < routes.n && !*stop; i++)
-			if (digest_queue(db, &routes.v[i], period.ptr, now) < 0)
+			if (digest_queue(db, &routes.v[i], shared, period.ptr, now) < 0)
 				ret = -1;
 	}
 	if (!*stop && digest_send_pending(db, now, stop, &stats))
 		ret = -1;
 out:
+	digest_shared_free(shared);
 	digest_routes_release(&routes);
 	buf_release(&period);
 	buf_release(&err);

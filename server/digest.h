@@ -74,23 +74,33 @@ void digest_init(struct digest *d);
 void digest_release(struct digest *d);
 bool digest_is_empty(const struct digest *d);
 
+/*
+ * What the digests of one run (one `now`) share, so that many lists do not
+ * each repeat the costly queries.  Optional everywhere (NULL: no sharing);
+ * digest_shared_free accepts NULL.
+ */
+struct digest_shared;
+struct digest_shared *digest_shared_new(void);
+void digest_shared_free(struct digest_shared *s);
+
 /* Build the digest of route r for the window (since, now]. */
-int digest_build(struct db *db, const struct digest_route *r, time_t since, time_t now,
-		 struct digest *d);
+int digest_build(struct db *db, const struct digest_route *r,
+		 struct digest_shared *shared, time_t since, time_t now, struct digest *d);
 
 /*
  * Build, record and queue the digest of route r for period, unless one
  * exists already.  Returns 1 when queued, 0 when there was one already or
  * nothing to say, -1 on error.
  */
-int digest_queue(struct db *db, const struct digest_route *r, const char *period, time_t now);
+int digest_queue(struct db *db, const struct digest_route *r, struct digest_shared *shared,
+		 const char *period, time_t now);
 
 /*
  * The message digest_queue would store, without storing anything (for
  * --dry-run); readable=true gives an 8-bit body.
  */
-int digest_preview(struct db *db, const struct digest_route *r, time_t now,
-		   struct buf *out, bool *empty);
+int digest_preview(struct db *db, const struct digest_route *r, struct digest_shared *shared,
+		   time_t now, struct buf *out, bool *empty);
 
 struct digest_send_stats {
 	int sent, retry, failed;

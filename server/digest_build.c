@@ -16,6 +16,7 @@
 #include "mail.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define DIGEST_WIDTH 72
@@ -24,11 +25,75 @@
 struct digest_ctx {
 	struct db *db;
 	const struct digest_route *r;
+	struct digest_shared *shared;	/* or NULL */
 	time_t since, now;
 	struct buf since_iso;	/* since, in the tracker's time format */
 	struct buf tracker;	/* [tracker] url without a trailing slash */
 	struct buf web;		/* [web] base_url (or http://listen), likewise */
 };
+
+/* An open bug that needs attention, as the attention query gave it. */
+struct digest_stale {
+	sqlite3_int64 id;
+	char *product, *component, *status, *summary, *created, *reply;
+};
+
+/*
+ * Which bugs need attention depends only on the time, not on the list, and
+ * is the costly query; a run over many lists reads it once.
+ */
+struct digest_shared {
+	time_t now;
+	bool loaded;
+	struct digest_stale *v;
+	int n, alloc;
+};
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+static sqlite3_int64 st_id(sqlite3_stmt *st)
+{
+	return sqlite3_column_int64(st, 0);
+}
+
+static void shared_clear(struct digest_shared *s)
+{
+	for (int i = 0; i < s->n; i++) {
+		free(s->v[i].product);
+		free(s->v[i].component);
+		free(s->v[i].status);
+		free(s->v[i].summary);
+		free(s->v[i].created);
+		free(s->v[i].reply);
+	}
+	s->n = 0;
+	s->loaded = false;
+}
+
+struct digest_shared *digest_shared_new(void)
+{
+	struct digest_shared *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		abort();
+	return s;
+}
+
+void digest_shared_free(struct digest_shared *s)
+{
+	if (!s)
+		return;
+	shared_clear(s);
+	free(s->v);
+	free(s);
+}
 
 /* New: created in the window, or first seen in it (poll lag) when recent. */
 #define DIGEST_NEW_WHERE \
@@ -95,13 +160,14 @@ static void strip_slash(struct buf *b)
 }
 
 static void ctx_init(struct digest_ctx *ctx, struct db *db, const struct digest_route *r,
-		     time_t since, time_t now)
+		     struct digest_shared *shared, time_t since, time_t now)
 {
 	const char *base = cfg_str("web.base_url");
 
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->db = db;
 	ctx->r = r;
+	ctx->shared = shared;
 	ctx->since = since;
 	ctx->now = now;
 	digest_iso_time(&ctx->since_iso, since);
@@ -162,19 +228,19 @@ static void trim_line(struct buf *out)
 }
 
 /* "#9370 NEW 49d<extra>  summary…" and the tracker URL on its own line. */
-static void add_bug(struct digest_ctx *ctx, struct buf *out, sqlite3_stmt *st,
+static void add_bug(struct digest_ctx *ctx, struct buf *out, sqlite3_int64 id,
+		    const char *status, const char *created, const char *summary,
 		    const char *extra)
 {
 	size_t start = out->len;
-	sqlite3_int64 id = sqlite3_column_int64(st, 0);
 
 	buf_addf(out, "#%lld ", (long long)id);
-	add_fitted(out, start, *db_col_text(st, 3) ? db_col_text(st, 3) : "?", 16);
+	add_fitted(out, start, *status ? status : "?", 16);
 	buf_addch(out, ' ');
-	add_age(out, age_of(ctx, db_col_text(st, 5)));
+	add_age(out, age_of(ctx, created));
 	buf_addstr(out, extra);
 	buf_addstr(out, "  ");
-	add_fitted(out, start, db_col_text(st, 4), DIGEST_WIDTH);
+	add_fitted(out, start, summary, DIGEST_WIDTH);
 	trim_line(out);
 	buf_addf(out, "\n    %s/show_bug.cgi?id=%lld\n", ctx->tracker.ptr, (long long)id);
 }
@@ -224,17 +290,19 @@ static int section_new(struct digest_ctx *ctx, struct buf *out, int *count)
 		if (!covers(ctx, st, 0, 1))
 			continue;
 		if (++*count <= DIGEST_MAX_ITEMS)
-			add_bug(ctx, out, st, "");
+			add_bug(ctx, out, st_id(st), db_col_text(st, 3), db_col_text(st, 5),
+				db_col_text(st, 4), "");
 	}
 	add_more(out, *count);
 	return step_end(ctx, st, rc);
 }
 
-static int section_attention(struct digest_ctx *ctx, struct buf *out, int *count)
+/* Append the attention query's rows to s. */
+static int load_stale(struct digest_ctx *ctx, struct digest_shared *s)
 {
 	sqlite3_stmt *st = db_stmt(ctx->db, sql_digest_attention);
 	long stale = cfg_int("triage.stale_days");
-	struct buf cutoff = BUF_INIT, extra = BUF_INIT;
+	struct buf cutoff = BUF_INIT;
 	int rc;
 
 	if (!st)
@@ -243,23 +311,64 @@ static int section_attention(struct digest_ctx *ctx, struct buf *out, int *count
 	db_bind_text(st, 1, cfg_str("tracker.login"));
 	db_bind_text(st, 2, cutoff.ptr);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *reply = db_col_text(st, 6);
+		struct digest_stale *b;
 
-		if (!covers(ctx, st, 0, 1) || ++*count > DIGEST_MAX_ITEMS)
+		if (s->n == s->alloc) {
+			s->alloc = s->alloc ? 2 * s->alloc : 256;
+			s->v = realloc(s->v, s->alloc * sizeof(*s->v));
+			if (!s->v)
+				abort();
+		}
+		b = &s->v[s->n++];
+		b->id = st_id(st);
+		b->product = xstrdup(db_col_text(st, 1));
+		b->component = xstrdup(db_col_text(st, 2));
+		b->status = xstrdup(db_col_text(st, 3));
+		b->summary = xstrdup(db_col_text(st, 4));
+		b->created = xstrdup(db_col_text(st, 5));
+		b->reply = xstrdup(db_col_text(st, 6));
+	}
+	buf_release(&cutoff);
+	s->now = ctx->now;
+	s->loaded = true;
+	return step_end(ctx, st, rc);
+}
+
+static int section_attention(struct digest_ctx *ctx, struct buf *out, int *count)
+{
+	struct digest_shared local = { 0 }, *s = ctx->shared ? ctx->shared : &local;
+	struct buf extra = BUF_INIT;
+	int ret = -1;
+
+	if (!s->loaded || s->now != ctx->now) {
+		shared_clear(s);
+		if (load_stale(ctx, s))
+			goto out;
+	}
+	for (int i = 0; i < s->n; i++) {
+		const struct digest_stale *b = &s->v[i];
+
+		if (!digest_route_covers(ctx->r, b->id, b->product, b->component) ||
+		    ++*count > DIGEST_MAX_ITEMS)
 			continue;
 		buf_reset(&extra);
-		if (*reply) {
+		if (*b->reply) {
 			buf_addstr(&extra, ", quiet ");
-			add_age(&extra, age_of(ctx, reply));
+			add_age(&extra, age_of(ctx, b->reply));
 		} else {
 			buf_addstr(&extra, ", no reply");
 		}
-		add_bug(ctx, out, st, extra.ptr);
+		add_bug(ctx, out, b->id, b->status, b->created, b->summary, extra.ptr);
 	}
 	add_more(out, *count);
-	buf_release(&cutoff);
+	ret = 0;
+out:
+	if (s == &local) {
+		shared_clear(&local);
+		free(local.v);
+	}
 	buf_release(&extra);
-	return step_end(ctx, st, rc);
+	return ret;
 }
 
 /* "PASS->FAIL", "pass -> fail", "PASS→FAIL": a pass became a failure. */
@@ -410,15 +519,15 @@ static void compose(struct digest_ctx *ctx, struct digest *d, const struct buf *
 	buf_release(&name);
 }
 
-int digest_build(struct db *db, const struct digest_route *r, time_t since, time_t now,
-		 struct digest *d)
+int digest_build(struct db *db, const struct digest_route *r,
+		 struct digest_shared *shared, time_t since, time_t now, struct digest *d)
 {
 	struct buf news = BUF_INIT, attention = BUF_INIT, results = BUF_INIT;
 	struct buf regressions = BUF_INIT;
 	struct digest_ctx ctx;
 	int ret = -1;
 
-	ctx_init(&ctx, db, r, since, now);
+	ctx_init(&ctx, db, r, shared, since, now);
 	if (section_new(&ctx, &news, &d->n_new) ||
 	    section_attention(&ctx, &attention, &d->n_attention) ||
 	    section_results(&ctx, &results, &d->n_results, &regressions, &d->n_regressions) ||
