@@ -177,6 +177,7 @@ static int call_as(struct bz *bz, bool anon, const char *method, const char *pat
 	bz->status = 0;
 	bz->date = 0;
 	bz->fail = HTTPC_FAIL_NONE;
+	bz->retry_after = -1;
 	buf_reset(&bz->errmsg);
 	buf_addf(&url, "%s%s%s", bz->url, path, query ? query->ptr : "");
 	if (*bz->api_key && !anon) {
@@ -204,6 +205,7 @@ static int call_as(struct bz *bz, bool anon, const char *method, const char *pat
 	}
 	bz->status = resp.status;
 	bz->date = resp.date;
+	bz->retry_after = resp.retry_after;
 	buf_reset(&msg);
 	if (!bz_parse_error(resp.body.ptr, &code, &msg)) {
 		struct buf text = BUF_INIT;

@@ -61,6 +61,7 @@ struct bz {
 	long status;		/* HTTP status, 0 if none */
 	long long date;		/* the answer's Date header (server clock), 0 if none */
 	enum httpc_fail fail;	/* why there was no answer (BZ_ERR_TRANSPORT) */
+	long retry_after;	/* the answer's Retry-After in seconds, -1 if none */
 	struct buf errmsg;	/* what went wrong, redacted; "" after success */
 };
 

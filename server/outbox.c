@@ -173,7 +173,8 @@ static bool queue_held(struct poster *p)
 		return true;
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
 		if (!strcmp(db_col_text(st, 0), p->fingerprint)) {
-			log_error("outbox: held since the tracker refused our credentials: %s;"
+			/* logged as an error when the hold began; status shows it */
+			log_debug("outbox: held since the tracker refused our credentials: %s;"
 				  " fix [tracker] api_key (or url) to release it",
 				  db_col_text(st, 1));
 			held = true;
@@ -353,8 +354,15 @@ static enum next post_row(struct poster *p, struct row *r)
 		    p->bz.err != BZ_ERR_MALFORMED)
 			return refused(p, r);
 		/* may or may not have landed: check again before the next try */
-		if (try >= p->retries || !backoff(p, httpc_backoff_ms(p->backoff_ms, try))) {
+		long delay = httpc_backoff_ms(p->backoff_ms, try);
+
+		if (p->bz.retry_after >= 0 && p->bz.retry_after * 1000 > delay)
+			delay = p->bz.retry_after * 1000;	/* 429/503 said when */
+		if (try >= p->retries || p->bz.retry_after > 300 || !backoff(p, delay)) {
 			long wait = httpc_backoff_ms(p->backoff_ms * 2, r->attempts) / 1000;
+
+			if (p->bz.retry_after > wait)
+				wait = p->bz.retry_after;
 
 			log_warn("outbox: %s for bug %lld ('%s') not posted yet: %s; next try in %lds",
 				 r->kind, (long long)r->bug_id, r->marker, p->bz.errmsg.ptr, wait);

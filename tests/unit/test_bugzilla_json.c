@@ -397,6 +397,38 @@ static void test_base64(void **state)
 	buf_release(&out);
 }
 
+/* The tracker's 65,535-character limit: counted in characters, marker kept. */
+static void test_comment_fit(void **state)
+{
+	struct buf text = BUF_INIT, out = BUF_INIT;
+	size_t chars = 0;
+
+	(void)state;
+	bz_comment_fit("short\nbugbridge-result: job 1\n", "bugbridge-result: job 1", 100, &out);
+	assert_string_equal(out.ptr, "short\nbugbridge-result: job 1\n");
+	/* 3000 two-byte characters (6000 bytes) fit a 3100-character limit */
+	for (int i = 0; i < 3000; i++)
+		buf_addstr(&text, "\xc3\xa9");
+	bz_comment_fit(text.ptr, "m", 3100, &out);
+	assert_int_equal(out.len, 6000);
+	/* 200 lines, then the marker: cut to 1000 characters, marker last */
+	buf_reset(&text);
+	for (int i = 0; i < 200; i++)
+		buf_addf(&text, "line %03d \xc3\xa9\xc3\xa9\xc3\xa9\n", i);
+	buf_addstr(&text, "\nbugbridge-result: job 42\n");
+	bz_comment_fit(text.ptr, "bugbridge-result: job 42", 1000, &out);
+	for (size_t i = 0; i < out.len; i++)
+		chars += ((unsigned char)out.ptr[i] & 0xc0) != 0x80;
+	assert_true(chars <= 1000);
+	assert_true(chars > 800);
+	assert_non_null(strstr(out.ptr, "cut by bugbridge"));
+	assert_true(!strcmp(out.ptr + out.len - 25, "bugbridge-result: job 42\n"));
+	/* the cut falls at a line end, not inside a character */
+	assert_non_null(strstr(out.ptr, "\xc3\xa9\n\n[... cut"));
+	buf_release(&text);
+	buf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_comment_id),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_base64),
+		cmocka_unit_test(test_comment_fit),
 	};
 	return cmocka_run_group_tests(tests, find_shared, NULL);
 }
