@@ -287,41 +287,61 @@ static int due_bugs(struct db *db, struct ow_due **due, int *n)
 	return 0;
 }
 
-int owners_refresh(struct db *db, const volatile sig_atomic_t *stop)
+static void due_free(struct ow_due *due, int n)
 {
-	const char *path = cfg_str("triage.maintainers");
-	struct maint_db m = MAINT_DB_INIT;
-	struct buf text = BUF_INIT;
-	struct ow_due *due = NULL;
-	int n = 0, ret = 0;
+	for (int i = 0; i < n; i++)
+		free(due[i].key);
+	free(due);
+}
 
-	if (!*path)
-		return 0;
-	if (due_bugs(db, &due, &n))
-		return -1;
-	if (!n)
-		goto out;
-	if (buf_read_file(&text, path)) {
-		log_warn("owners: cannot read '%s': %m", path);
-		goto out;
-	}
-	maint_parse(&m, text.ptr, text.len);
+/* Owners of one batch of due bugs, each in its own transaction. */
+static int refresh_batch(struct db *db, const struct maint_db *m, const struct ow_due *due,
+			 int n, const volatile sig_atomic_t *stop)
+{
+	int ret = 0;
+
 	for (int i = 0; i < n && !*stop; i++) {
-		if (db_begin(db)) {
-			ret = -1;
-			break;
-		}
-		if (refresh_bug(db, &m, due[i].bug, due[i].key)) {
+		if (db_begin(db))
+			return -1;
+		if (refresh_bug(db, m, due[i].bug, due[i].key)) {
 			db_rollback(db);
 			ret = -1;
 		} else if (db_commit(db)) {
 			ret = -1;
 		}
 	}
-out:
-	for (int i = 0; i < n; i++)
-		free(due[i].key);
-	free(due);
+	return ret;
+}
+
+int owners_refresh(struct db *db, const volatile sig_atomic_t *stop)
+{
+	const char *path = cfg_str("triage.maintainers");
+	struct maint_db m = MAINT_DB_INIT;
+	struct buf text = BUF_INIT;
+	struct ow_due *due = NULL;
+	bool parsed = false;
+	int n = 0, ret = 0;
+
+	if (!*path)
+		return 0;
+	do {
+		if (due_bugs(db, &due, &n)) {
+			ret = -1;
+			break;
+		}
+		if (n && !parsed) {
+			if (buf_read_file(&text, path)) {
+				log_warn("owners: cannot read '%s': %m", path);
+				due_free(due, n);
+				break;
+			}
+			maint_parse(&m, text.ptr, text.len);
+			parsed = true;
+		}
+		if (n)
+			ret = refresh_batch(db, &m, due, n, stop);
+		due_free(due, n);
+	} while (n && !ret && !*stop);
 	maint_release(&m);
 	buf_release(&text);
 	return ret;

@@ -314,19 +314,31 @@ static int acknowledge(struct db *db)
 	return ret;
 }
 
-int triage_run(struct db *db, const volatile sig_atomic_t *stop)
+/* Every finished job not yet reported, in batches; a failing job waits for the next cycle. */
+static int triage_jobs(struct db *db, const volatile sig_atomic_t *stop)
 {
 	sqlite3_int64 *ids = NULL;
-	int n = 0, ret = 0, flagged = 0;
+	int n = 0, ret = 0;
+
+	do {
+		if (pending_jobs(db, &ids, &n))
+			return -1;
+		for (int i = 0; i < n && !*stop; i++)
+			if (triage_one(db, ids[i]))
+				ret = -1;
+		free(ids);
+	} while (n && !ret && !*stop);
+	return ret;
+}
+
+int triage_run(struct db *db, const volatile sig_atomic_t *stop)
+{
+	int ret = 0, flagged = 0;
 
 	if (comment_cmd_run(db, stop))
 		ret = -1;
-	if (pending_jobs(db, &ids, &n))
+	if (triage_jobs(db, stop))
 		ret = -1;
-	for (int i = 0; i < n && !*stop; i++)
-		if (triage_one(db, ids[i]))
-			ret = -1;
-	free(ids);
 	if (!*stop && acknowledge(db))
 		ret = -1;
 	if (!*stop && stale_check(db, time(NULL), &flagged))
