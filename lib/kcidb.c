@@ -114,10 +114,10 @@ static void path_part(struct buf *out, const char *name)
 /* sha256 over the newline-terminated sha256 of each patch (one file here). */
 static void patchset_hash(const struct kc_job *j, char hex[SHA256_HEX_LEN])
 {
-	char one[SHA256_HEX_LEN + 1];
+	char one[SHA256_HEX_LEN];
 
 	sha256_hex(j->content, j->content_len, one);
-	strcat(one, "\n");
+	one[SHA256_HEX_LEN - 1] = '\n';	/* 64 digits and a newline, hashed */
 	sha256_hex(one, SHA256_HEX_LEN, hex);
 }
 
