@@ -375,7 +375,6 @@ int kcidb_export(struct db *db, sqlite3_int64 job_id, struct buf *out)
 			 (long long)job_id, err.ptr);
 		goto out;
 	}
-	buf_addch(out, '\n');
 	ret = 0;
 out:
 	json_object_put(doc);
