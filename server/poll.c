@@ -511,6 +511,7 @@ static int fetch(struct poll_ctx *c)
 	plan_recheck(c);
 	for (size_t i = 0; i < c->f.bugs.n; i++) {
 		if (stopped(c)) {
+			buf_reset(&c->bz.errmsg);
 			buf_addstr(&c->bz.errmsg, "interrupted by a stop request");
 			goto out;
 		}
