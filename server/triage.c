@@ -197,11 +197,14 @@ static int triage_job(struct db *db, const struct tr_job *j)
 	found = j->bug_id ? bug_state(db, j->bug_id, &cur, &ignored) : 0;
 	if (found < 0)
 		return -1;
-	if (!found || ignored) {
+	if (!j->bug_id || ignored) {
 		log_info("triage: job %lld: %s, nothing to report", (long long)j->id,
-			 found ? "bug is ignored" : "no tracked bug");
+			 ignored ? "bug is ignored" : "no bug");
 		return 0;
 	}
+	/* a job for a bug we do not watch (bugbridge job add --bug): its result only */
+	if (!found)
+		return post_result(db, j);
 	/* a step is one probe of a bisection: bisect.c reports the outcome */
 	if (!strcmp(j->kind, "bisect-step"))
 		return bisect_job_done(db, j->id);

@@ -280,6 +280,25 @@ static void test_fix_with_regression(void **state)
 	db_close(&db);
 }
 
+/* A job for a bug we do not watch still reports its result, and nothing else. */
+static void test_untracked_bug_gets_result(void **state)
+{
+	struct db db;
+
+	(void)state;
+	use_config("[triage]\nmirror = whiteboard\n");
+	open_db(&db);
+	exec(&db, "INSERT INTO jobs (id, bug_id, state, verdict) VALUES (9, 5555, 'done', 'fail');"
+		  "INSERT INTO test_results (job_id, variant, name, status) VALUES"
+		  " (9, 'baseline', 'sr-capacity', 'fail');");
+	assert_int_equal(triage_run(&db, &no_stop), 0);
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox WHERE bug_id = 5555 AND"
+			       " marker = 'bugbridge-result: job 9'"), 1);
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox"), 1);
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM bugs WHERE id = 5555"), 0);
+	db_close(&db);
+}
+
 static void test_infra_error_blames_nobody(void **state)
 {
 	struct db db;
@@ -289,9 +308,11 @@ static void test_infra_error_blames_nobody(void **state)
 	use_config("[triage]\nmirror = whiteboard\n");
 	open_db(&db);
 	exec(&db, "INSERT INTO jobs (id, bug_id, candidate_id, state, verdict, verdict_detail)"
-		  " VALUES (7, 9370, 1, 'done', 'infra-error', 'qemu: cannot allocate memory')");
+		  " VALUES (7, 9370, 1, 'done', 'infra-error', 'qemu: cannot allocate memory'),"
+		  " (8, 5555, 1, 'done', 'infra-error', 'qemu: cannot allocate memory')");
 	assert_int_equal(triage_run(&db, &no_stop), 0);
 	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox"), 0);
+	assert_int_equal(count(&db, "SELECT reported FROM jobs WHERE id = 8"), 1);
 	assert_int_equal(count(&db, "SELECT reported FROM jobs WHERE id = 7"), 1);
 	s = text(&db, "SELECT triage_state FROM bugs WHERE id = 9370");
 	assert_string_equal(s, "new");
@@ -488,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_mirror_payloads),
 		cmocka_unit_test(test_fix_then_verified),
 		cmocka_unit_test(test_fix_with_regression),
+		cmocka_unit_test(test_untracked_bug_gets_result),
 		cmocka_unit_test(test_infra_error_blames_nobody),
 		cmocka_unit_test(test_duplicates_linked_once),
 		cmocka_unit_test(test_stale),
