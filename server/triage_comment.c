@@ -287,6 +287,16 @@ static const char *shown(const char *status)
 	return "?";
 }
 
+/* Untrusted text, cleaned, padded with blanks to width columns. */
+static void add_cell(struct buf *out, const char *text, size_t width)
+{
+	size_t before = out->len;
+
+	triage_add_clean(out, text, 60);
+	for (size_t w = out->len - before; w < width; w++)
+		buf_addch(out, ' ');
+}
+
 static int table(struct db *db, const struct cm_job *j, struct buf *out)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_cm_tests);
@@ -307,13 +317,7 @@ static int table(struct db *db, const struct cm_job *j, struct buf *out)
 		nfail += !strcmp(mine, "fail");
 		nskip += !strcmp(mine, "skip");
 		buf_addstr(out, "  ");
-		{
-			size_t before = out->len;
-
-			triage_add_clean(out, db_col_text(st, 0), 60);
-			for (size_t w = out->len - before; w < 30; w++)
-				buf_addch(out, ' ');
-		}
+		add_cell(out, db_col_text(st, 0), 30);
 		if (both)
 			buf_addf(out, " %-9s %s", shown(base), shown(patched));
 		else
