@@ -105,14 +105,17 @@ DB_SQL(sql_digest_new,
 
 /*
  * Open bugs nobody but the reporter and bugbridge has said anything on
- * since the cutoff; last_reply is the newest comment by anyone else.
+ * since the cutoff; last_reply is the newest comment by anyone else.  The
+ * same rule as triage's needs_attention flag (server/stale.c), computed
+ * here at build time so that a digest never depends on when triage last
+ * ran; bugs an allowed account told us to ignore are left out, as there.
  */
 DB_SQL(sql_digest_attention,
        "SELECT id, product, component, status, summary, creation_time, last_reply FROM"
        " (SELECT b.id, b.product, b.component, b.status, b.summary, b.creation_time,"
        "   (SELECT MAX(c.time) FROM comments c WHERE c.bug_id = b.id AND c.is_ours = 0"
        "     AND c.author <> b.creator AND c.author <> ?1) AS last_reply"
-       "  FROM bugs b WHERE b.is_open = 1 AND b.creation_time <> '')"
+       "  FROM bugs b WHERE b.is_open = 1 AND b.ignored = 0 AND b.creation_time <> '')"
        " WHERE MAX(creation_time, COALESCE(last_reply, '')) <= ?2"
        " ORDER BY creation_time, id");
 

@@ -42,6 +42,11 @@ unlike "a maintainer is not a list" "$out" "To: .*pat@example.org"
 like "the body is shown readable (8-bit), not quoted-printable" "$out" "日本語のテスト"
 is "--dry-run records nothing" "$(sql 'SELECT COUNT(*) FROM digests') $(sql 'SELECT COUNT(*) FROM outbox')" "0 0"
 
+sql "UPDATE bugs SET ignored = 1 WHERE id = 9378"
+out=$(bb --config "$TMP/c.conf" digest --dry-run --list linux-scsi@vger.kernel.org 2>&1)
+like "an ignored bug does not need attention" "$out" "4 new, 1 need attention"
+unlike "and is not listed" "$out" "#9378"
+
 out=$(BUGBRIDGE_SMTP_USE_MAINTAINERS=false bb --config "$TMP/c.conf" digest --dry-run 2>&1)
 unlike "without use_maintainers no MAINTAINERS list" "$out" "linux-pm"
 out=$(BUGBRIDGE_SMTP_LISTS="SCSI" bb --config "$TMP/c.conf" digest --dry-run 2>&1); rc=$?
