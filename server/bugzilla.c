@@ -58,6 +58,9 @@ int bz_init(struct bz *bz, const struct bz_opts *opts, struct buf *err)
 	len = strlen(bz->url);
 	while (len && bz->url[len - 1] == '/')
 		bz->url[--len] = '\0';
+	/* a URL given with its /rest part still means the base */
+	if (len >= 5 && !strcmp(bz->url + len - 5, "/rest"))
+		bz->url[len - 5] = '\0';
 	return 0;
 }
 

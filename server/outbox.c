@@ -269,7 +269,16 @@ static int send_row(struct poster *p, const struct row *r, long *remote_id)
 	*remote_id = 0;
 	if (strcmp(r->kind, "comment"))
 		return bz_bug_update(&p->bz, r->bug_id, r->payload);
-	bz_comment_fit(r->payload, r->marker, BZ_MAX_COMMENT, &text);
+	if (!has_marker(r->payload, r->marker)) {
+		/* without its marker a retry could not tell that it landed */
+		struct buf with = BUF_INIT;
+
+		buf_addf(&with, "%s\n\n%s\n", r->payload, r->marker);
+		bz_comment_fit(with.ptr, r->marker, BZ_MAX_COMMENT, &text);
+		buf_release(&with);
+	} else {
+		bz_comment_fit(r->payload, r->marker, BZ_MAX_COMMENT, &text);
+	}
 	ret = bz_comment_add(&p->bz, r->bug_id, text.ptr, remote_id);
 	buf_release(&text);
 	return ret;

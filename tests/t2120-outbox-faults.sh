@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/standin.sh"
 
-plan 28
+plan 30
 standin_start || { not_ok "bz-standin starts"; exit 1; }
 tracker_config "$TMP/bb.conf" </dev/null
 bb --config "$TMP/bb.conf" db migrate >/dev/null 2>&1
@@ -100,3 +100,12 @@ standin_ctl fail "count=1&status=429&retry_after=1"
 run r429 "$TMP/watch.conf"
 like "a 429 is retried after its Retry-After" "$(cat "$TMP/r429.log")" "retry 1 in 1000 ms"
 is "and the poll stored the bug" "$(sql "SELECT count(*) FROM bugs WHERE id = 9370")" 1
+
+# A comment queued without its marker gets it (so a retry can find it), and a
+# URL given with its /rest part still works.
+sed "s|^url = .*|url = $STANDIN_URL/rest/|" "$TMP/bb.conf" >"$TMP/rest.conf"
+sql "INSERT INTO outbox (kind, bug_id, job_id, marker, payload) VALUES ('comment', 9371, 9,
+	'bugbridge-result: job 9', 'no marker in here')"
+run nomarker "$TMP/rest.conf"
+is "the comment went out through a .../rest/ URL" "$(sql "SELECT state FROM outbox WHERE job_id = 9")" sent
+is "carrying its marker" "$(count_marker 9371 'bugbridge-result: job 9')" 1
