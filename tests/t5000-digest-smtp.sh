@@ -58,7 +58,7 @@ new = section("New bugs (4)")
 check("New bugs lists 9371-9374", new is not None and
       [l.split()[0] for l in new if l.startswith("#")] == ["#9374", "#9371", "#9373", "#9372"], new)
 check("each bug line has its tracker URL",
-      "    https://bugzilla.example.org/show_bug.cgi?id=9371" in lines, lines)
+      "    " + TRACKER + "/show_bug.cgi?id=9371" in lines, lines)
 att = section("Need attention (2)")
 check("Need attention: 9370 then 9378, oldest first, with age",
       att is not None and att[0].startswith("#9370 NEW 49d") and att[2].startswith("#9378 NEW 20d"), att)

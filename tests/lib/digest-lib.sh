@@ -6,6 +6,9 @@ AIOSMTPD_PY=/usr/bin/python3
 $AIOSMTPD_PY -c 'import aiosmtpd' 2>/dev/null || skip_all "python3-aiosmtpd is not installed"
 
 SMTP_PORT=$(free_port)
+# a loopback tracker nobody answers: the poster's attempts fail at once, and
+# nothing ever leaves the machine
+TRACKER_URL=http://127.0.0.1:$(free_port)
 MAILDIR=$TMP/maildir	# aiosmtpd creates it (with new/ cur/ tmp/)
 
 # smtp_start: start the server (again) on $SMTP_PORT.
@@ -24,7 +27,7 @@ smtp_stop() {
 digest_config() {
 	write_config "$TMP/c.conf" <<-CONF
 	[tracker]
-	url = https://bugzilla.example.org/
+	url = $TRACKER_URL/
 	login = bugbridge@example.org
 	retries = 0
 	[web]
@@ -63,12 +66,13 @@ mail_wait() {
 }
 
 # mail_checks PYTHON-CODE: run checks written with tests/lib/mail_check.py
-# (MAILDIR and DB are set for the code) and turn their lines into TAP.
+# (MAILDIR, DB and TRACKER are set for the code) and turn their lines into TAP.
 mail_checks() {
-	MAILDIR=$MAILDIR DB=$TMP/bugbridge.db PYTHONPATH=$BB_SRC/tests/lib \
+	MAILDIR=$MAILDIR DB=$TMP/bugbridge.db TRACKER=$TRACKER_URL PYTHONPATH=$BB_SRC/tests/lib \
 		python3 -c "import os, sqlite3, re
 from mail_check import *
 MAILDIR = os.environ['MAILDIR']
+TRACKER = os.environ['TRACKER']
 DB = sqlite3.connect(os.environ['DB'])
 $1" >"$TMP/.checks" 2>&1
 	_rc=$?
