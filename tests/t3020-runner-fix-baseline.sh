@@ -12,7 +12,7 @@ runner_require
 plan 11
 runner_setup </dev/null
 
-id=$(bb job add --bug 9370 --series "$BB_SRC/kernel-patches/sr-sense-valid" --baseline 2>/dev/null)
+id=$(bb job add --bug 9370 --series "$KP/sr-sense-valid" --baseline 2>/dev/null)
 run_once runner.log
 is "runner --once exits 0" "$?" "0"
 is "the patched kernel passes" "$(job_field $id verdict)" "pass"
@@ -33,7 +33,7 @@ base=$RUNNER_CACHE/base/linux-source-6.1
 unlike "the pristine baseline's sr.c is unchanged" \
 	"$(grep -c 'sense_buffer\[0\] & 0x80' "$base/drivers/scsi/sr.c")" "^[1-9]"
 
-id2=$(bb job add --bug 9370 --series "$BB_SRC/kernel-patches/sr-sense-valid" --baseline 2>/dev/null)
+id2=$(bb job add --bug 9370 --series "$KP/sr-sense-valid" --baseline 2>/dev/null)
 run_once runner2.log
 is "a second job gives the same change" "$(job_field $id2 change)" "FAIL->PASS"
 like "its baseline came from the cache" "$(job_field $id2 verdict_detail)" "baseline \(cached\)"

@@ -5,15 +5,18 @@
 #
 #   BUGBRIDGE_TEST_CACHE   the shared cache dir (default
 #                          ${XDG_CACHE_HOME:-$HOME/.cache}/bugbridge-test)
+#   BB_TEST_PATCHES        the kernel-patches dir (default $BB_SRC/kernel-patches)
+#   BB_TEST_ACCEL          [runner] accel (default auto)
 
 runner_require() {
 	[ -r /usr/src/linux-source-6.1.tar.xz ] || skip_all "no /usr/src/linux-source-6.1.tar.xz"
 	command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64"
 	[ -x /bin/busybox ] || skip_all "no busybox-static"
-	[ -r "$BB_SRC/kernel-patches/suite/scenarios" ] || skip_all "no kernel-patches suite yet"
+	[ -r "$KP/suite/scenarios" ] || skip_all "no kernel-patches suite yet"
 }
 
 RUNNER_CACHE=${BUGBRIDGE_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bugbridge-test}
+KP=${BB_TEST_PATCHES:-$BB_SRC/kernel-patches}
 
 # runner_setup [extra config lines on stdin]: config + migrated database.
 runner_setup() {
@@ -21,7 +24,7 @@ runner_setup() {
 	{
 		echo "[runner]"
 		echo "cache_dir = $RUNNER_CACHE"
-		echo "patches_dir = $BB_SRC/kernel-patches"
+		echo "patches_dir = $KP"
 		echo "accel = ${BB_TEST_ACCEL:-auto}"
 		cat
 	} | write_config "$TMP/bb.conf"
@@ -39,7 +42,7 @@ test_status() {
 
 # scenario_tests: every test name the suite's scenarios file declares.
 scenario_tests() {
-	awk '$1 == "test" { print $2 }' "$BB_SRC/kernel-patches/suite/scenarios"
+	awk '$1 == "test" { print $2 }' "$KP/suite/scenarios"
 }
 
 # run_once LOGNAME: bugbridge-runner --once, output kept in $TMP/LOGNAME.
