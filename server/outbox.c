@@ -22,7 +22,9 @@
  * are looked at again only after [tracker] timeout seconds (next_try is set
  * when the row is marked 'sending'), when that request has surely ended,
  * so that the marker check cannot miss a comment that is about to land.
- * Credentials refused (306 bad key, 410 login required, 300-307): the row
+ * Credentials refused (306 bad key, 410 login required, 300-307), or a
+ * URL that does not lead to the REST API (32614, or a 4xx page that is not
+ * Bugzilla's JSON): the row
  * is 'held' and the WHOLE queue waits until the (url, key) fingerprint in
  * the configuration changes (tracker_state.hold_*), because every other
  * write would fail the same way.  Any other tracker error (a bug that is
@@ -198,8 +200,12 @@ static void hold_queue(struct poster *p, const struct row *r, const char *why)
 {
 	sqlite3_stmt *st;
 
-	log_error("outbox: the tracker refused our credentials: %s; holding every write"
-		  " until [tracker] api_key is fixed", why);
+	if (p->bz.err != BZ_ERR_LOGIN)
+		log_error("outbox: [tracker] url does not lead to Bugzilla's REST API: %s;"
+			  " holding every write until [tracker] url is fixed", why);
+	else
+		log_error("outbox: the tracker refused our credentials: %s; holding every write"
+			  " until [tracker] api_key is fixed", why);
 	if (db_begin(p->db))
 		return;
 	st = db_stmt(p->db, sql_outbox_hold_set);
@@ -304,10 +310,23 @@ static bool backoff(const struct poster *p, long ms)
 	return !(p->stop && *p->stop);
 }
 
-/* A final answer from the tracker: held (credentials) or failed. */
+/*
+ * The answer says the configuration is wrong, not this row: refused
+ * credentials, an unknown REST resource (code 32614), or a 4xx page that is
+ * not Bugzilla's JSON at all ([tracker] url points at the wrong place).
+ * Every write would fail alike, so the queue is held rather than each row
+ * failed for good.
+ */
+static bool config_problem(const struct bz *bz)
+{
+	return bz->err == BZ_ERR_LOGIN || bz->code == 32614 ||
+	       (bz->err == BZ_ERR_MALFORMED && bz->status >= 400 && bz->status < 500);
+}
+
+/* A final answer from the tracker: held or failed. */
 static enum next refused(struct poster *p, const struct row *r)
 {
-	if (p->bz.err == BZ_ERR_LOGIN) {
+	if (config_problem(&p->bz)) {
 		hold_queue(p, r, p->bz.errmsg.ptr);
 		return STOP_FLUSH;
 	}
@@ -327,8 +346,9 @@ static enum next post_row(struct poster *p, struct row *r)
 
 		if (check && r->attempts > 0) {
 			landed = marker_landed(p, r, &remote_id);
-			if (landed < 0 && p->bz.err != BZ_ERR_LOGIN && p->bz.err != BZ_ERR_TRANSPORT &&
-			    p->bz.err != BZ_ERR_SERVER && p->bz.err != BZ_ERR_MALFORMED)
+			if (landed < 0 && (config_problem(&p->bz) ||
+					   (p->bz.err != BZ_ERR_TRANSPORT && p->bz.err != BZ_ERR_SERVER &&
+					    p->bz.err != BZ_ERR_MALFORMED)))
 				return refused(p, r);
 		}
 		if (landed > 0) {
@@ -350,7 +370,7 @@ static enum next post_row(struct poster *p, struct row *r)
 				return NEXT_ROW;
 			}
 		}
-		if (p->bz.err == BZ_ERR_LOGIN)
+		if (config_problem(&p->bz))
 			return refused(p, r);
 		if (landed == 0 && p->bz.err == BZ_ERR_TRANSPORT && p->bz.fail == HTTPC_FAIL_TIMEOUT) {
 			/* the tracker may still be writing it: look only once it surely ended */

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/standin.sh"
 
-plan 30
+plan 33
 standin_start || { not_ok "bz-standin starts"; exit 1; }
 tracker_config "$TMP/bb.conf" </dev/null
 bb --config "$TMP/bb.conf" db migrate >/dev/null 2>&1
@@ -109,3 +109,14 @@ sql "INSERT INTO outbox (kind, bug_id, job_id, marker, payload) VALUES ('comment
 run nomarker "$TMP/rest.conf"
 is "the comment went out through a .../rest/ URL" "$(sql "SELECT state FROM outbox WHERE job_id = 9")" sent
 is "carrying its marker" "$(count_marker 9371 'bugbridge-result: job 9')" 1
+
+# A URL pointing at the wrong place on the tracker's web server (a 404 page
+# that is not Bugzilla's JSON) is a configuration problem: the queue is held,
+# no row fails.
+sed "s|^url = .*|url = $STANDIN_URL/bugzilla|" "$TMP/bb.conf" >"$TMP/wrong.conf"
+queue 9371 10
+run wrongurl "$TMP/wrong.conf"
+is "the write is held, not failed" "$(sql "SELECT state FROM outbox WHERE job_id = 10")" held
+like "the log says to fix the url" "$(cat "$TMP/wrongurl.log")" "url does not lead to Bugzilla's REST API: POST /rest/bug/9371/comment: HTTP 404 .*until \[tracker\] url is fixed"
+run righturl
+is "with the url fixed it lands once" "$(count_marker 9371 'bugbridge-result: job 10')" 1
