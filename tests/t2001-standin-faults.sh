@@ -3,7 +3,7 @@
 # tests/tracker/README.md) each do what a client test relies on, its request
 # log hides API keys, and it keeps its state across a restart.
 . "$(dirname "$0")/lib/test-lib.sh"
-plan 35
+plan 41
 
 BOT=botkey0123456789abcdefghijABCDEFGHIJ0001
 SEED=$BB_SRC/tests/data/tracker-seed.json
@@ -56,6 +56,22 @@ curl -s -o /dev/null --max-time 0.5 "$B/rest/version"; rc=$?
 is "delay: a 0.5 s client times out (curl 28)" "$rc" 28
 is "delay: only the armed count is delayed" "$(code --max-time 2 "$B/rest/version")" 200
 
+# delay: by default the request waits before it is handled (a write lands
+# late); with commit_first=1 it is handled at once and only the answer waits
+ctl 'delay?ms=2500&count=1' >/dev/null
+comment "late-landing" >/dev/null &
+cpid=$!
+sleep 1
+is "delay: the delayed comment has not landed yet" "$(ncomments late-landing)" 0
+wait "$cpid"
+is "delay: it lands when the delay is over" "$(ncomments late-landing)" 1
+ctl 'delay?ms=2500&count=1&commit_first=1' >/dev/null
+comment "early-landing" >/dev/null &
+cpid=$!
+sleep 1
+is "delay commit_first: the comment is stored before the answer" "$(ncomments early-landing)" 1
+wait "$cpid"
+
 # malformed: 200 with a body that is not JSON
 ctl 'malformed?count=1' >/dev/null
 body=$(curl -s "$B/rest/bug?id=9370")
@@ -105,6 +121,16 @@ is "log: two REST requests since reset, control requests not logged" "$n" 2
 like "log: method, path and status" "$log" '"method":"GET","path":"/rest/bug\?id=9370&api_key=REDACTED","status":200'
 like "log: Bugzilla_api_key redacted too" "$log" 'Bugzilla_api_key=REDACTED'
 unlike "log: the key itself never appears" "$log" "$BOT"
+
+# If-None-Match with the current ETag: 304, as Bugzilla's REST server does
+etag=$(curl -s -D - -o /dev/null "$B/rest/bug/9371" | tr -d '\r' | sed -n 's/^ETag: //Ip')
+is "ETag match on a GET is 304" "$(code -H "If-None-Match: \"$etag\"" "$B/rest/bug/9371")" 304
+is "another ETag is 200" "$(code -H 'If-None-Match: "other"' "$B/rest/bug/9371")" 200
+
+# the query string's key wins over the body's (a bad query key is 306)
+out=$(curl -s -H 'Content-Type: application/json' -d "{\"api_key\":\"$BOT\",\"comment\":\"x\"}" \
+	"$B/rest/bug/9370/comment?Bugzilla_api_key=wrong")
+like "a bad key in the query string beats a good one in the body" "$out" '"code":306'
 
 # reset disarms every switch
 ctl 'fail?count=5&status=500' >/dev/null

@@ -10,6 +10,7 @@
 #include "standin.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 DB_SQL(sql_attach_insert, "INSERT INTO sa_attachments(bug, creator, file_name,"
@@ -302,25 +303,32 @@ out:
 
 struct attach_row {
 	int id, bug, creator;
-	char file_name[256], summary[1024], content_type[128];
+	char *text[3];		/* file_name, summary, content_type; owned */
 	int flags[3];		/* is_patch, is_obsolete, is_private */
 };
+
+static void attach_row_release(struct attach_row *a)
+{
+	for (int i = 0; i < 3; i++)
+		free(a->text[i]);
+	memset(a, 0, sizeof(*a));
+}
 
 static int attach_load(struct db *db, int id, struct attach_row *a)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_attach_get);
 	int ret = -1;
 
-	memset(a, 0, sizeof(*a));
+	attach_row_release(a);
 	if (!st)
 		return -1;
 	sqlite3_bind_int(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		a->id = id;
 		a->bug = sqlite3_column_int(st, 1);
-		snprintf(a->file_name, sizeof(a->file_name), "%s", db_col_text(st, 3));
-		snprintf(a->summary, sizeof(a->summary), "%s", db_col_text(st, 4));
-		snprintf(a->content_type, sizeof(a->content_type), "%s", db_col_text(st, 5));
+		for (int i = 0; i < 3; i++)
+			if (!(a->text[i] = strdup(db_col_text(st, 3 + i))))
+				abort();
 		for (int i = 0; i < 3; i++)
 			a->flags[i] = sqlite3_column_int(st, 7 + i);
 		a->creator = sqlite3_column_int(st, 12);
@@ -331,20 +339,22 @@ static int attach_load(struct db *db, int id, struct attach_row *a)
 }
 
 static int change_text(struct sa_req *r, struct attach_row *a, struct json_object *changes,
-		       const char *param, const char *hist, char *field, size_t size)
+		       const char *param, const char *hist, char **field)
 {
 	const char *v = sa_param(r, param);
 	struct json_object *c;
 
-	if (!v || !strcmp(v, field))
+	if (!v || !strcmp(v, *field))
 		return 0;
-	if (sa_history_add(&r->st->db, a->bug, r->user.id, r->now, hist, field, v, a->id))
+	if (sa_history_add(&r->st->db, a->bug, r->user.id, r->now, hist, *field, v, a->id))
 		return -1;
 	c = json_object_new_object();
-	json_object_object_add(c, "removed", json_object_new_string(field));
+	json_object_object_add(c, "removed", json_object_new_string(*field));
 	json_object_object_add(c, "added", json_object_new_string(v));
 	json_object_object_add(changes, param, c);
-	snprintf(field, size, "%s", v);
+	free(*field);
+	if (!(*field = strdup(v)))
+		abort();
 	return 0;
 }
 
@@ -379,12 +389,10 @@ static int update_one(struct sa_req *r, struct attach_row *a, struct json_object
 	const char *comment = sa_param(r, "comment");
 	int cid;
 
-	if (change_text(r, a, changes, "file_name", "attachments.filename",
-			a->file_name, sizeof(a->file_name)) ||
-	    change_text(r, a, changes, "summary", "attachments.description",
-			a->summary, sizeof(a->summary)) ||
+	if (change_text(r, a, changes, "file_name", "attachments.filename", &a->text[0]) ||
+	    change_text(r, a, changes, "summary", "attachments.description", &a->text[1]) ||
 	    change_text(r, a, changes, "content_type", "attachments.mimetype",
-			a->content_type, sizeof(a->content_type)) ||
+			&a->text[2]) ||
 	    change_flag(r, a, changes, "is_patch", "attachments.ispatch", &a->flags[0]) ||
 	    change_flag(r, a, changes, "is_obsolete", "attachments.isobsolete",
 			&a->flags[1]) ||
@@ -397,9 +405,8 @@ static int update_one(struct sa_req *r, struct attach_row *a, struct json_object
 		return 0;
 	if (!(st = db_stmt(db, sql_attach_update)))
 		return -1;
-	db_bind_text(st, 1, a->file_name);
-	db_bind_text(st, 2, a->summary);
-	db_bind_text(st, 3, a->content_type);
+	for (int i = 0; i < 3; i++)
+		db_bind_text(st, 1 + i, a->text[i]);
 	for (int i = 0; i < 3; i++)
 		sqlite3_bind_int(st, 4 + i, a->flags[i]);
 	sqlite3_bind_int64(st, 7, r->now);
@@ -413,7 +420,7 @@ void sa_update_attachment(struct sa_req *r, int id)
 {
 	struct db *db = &r->st->db;
 	struct json_object *ids = target_ids(r, id), *list = NULL, *o;
-	struct attach_row a;
+	struct attach_row a = { 0 };
 	struct sa_bug b;
 
 	if (sa_require_login(r))
@@ -462,6 +469,7 @@ dbfail:
 	db_rollback(db);
 	sa_error(r, 32610, "The stand-in's database failed: %s", db_errmsg(db));
 out:
+	attach_row_release(&a);
 	json_object_put(list);
 	json_object_put(ids);
 }

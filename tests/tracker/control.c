@@ -9,6 +9,7 @@
  * client asked.  Control requests are not logged.  See README.md.
  */
 #include "standin.h"
+#include "log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,10 @@ struct json_object *sa_log_request(struct standin *st, const char *method,
 
 void sa_log_status(struct json_object *entry, int status)
 {
+	/* the path is already redacted: no key reaches the log */
+	log_info("%s %s -> %d",
+		 json_object_get_string(json_object_object_get(entry, "method")),
+		 json_object_get_string(json_object_object_get(entry, "path")), status);
 	json_object_object_add(entry, "status", json_object_new_int(status));
 	json_object_put(entry);
 }
@@ -79,6 +84,7 @@ void sa_faults_next(struct standin *st, bool is_comment_post, struct sa_plan *p)
 	p->retry_after = -1;
 	if (f->delay_ms > 0 && f->delay_count != 0) {
 		p->delay_ms = f->delay_ms;
+		p->commit_first = f->delay_commit_first;
 		if (f->delay_count > 0)
 			f->delay_count--;
 	}
@@ -141,6 +147,8 @@ static struct json_object *faults_json(const struct sa_faults *f)
 	json_object_object_add(o, "retry_after", json_object_new_int(f->retry_after));
 	json_object_object_add(o, "delay_ms", json_object_new_int(f->delay_ms));
 	json_object_object_add(o, "delay_count", json_object_new_int(f->delay_count));
+	json_object_object_add(o, "delay_commit_first",
+			       json_object_new_boolean(f->delay_commit_first));
 	json_object_object_add(o, "malformed_count", json_object_new_int(f->malformed_count));
 	json_object_object_add(o, "truncate_count", json_object_new_int(f->truncate_count));
 	json_object_object_add(o, "oversize_count", json_object_new_int(f->oversize_count));
@@ -181,8 +189,13 @@ static int set_switch(struct sa_faults *f, const char *what,
 			buf_addstr(err, "ms must be 0..600000, count >= -1");
 			return -1;
 		}
+		if (!int_arg(q, "commit_first", 0, 0, 1, &b)) {
+			buf_addstr(err, "commit_first must be 0 or 1");
+			return -1;
+		}
 		f->delay_ms = a;
 		f->delay_count = count;
+		f->delay_commit_first = b;
 	} else if (!strcmp(what, "malformed")) {
 		f->malformed_count = count;
 	} else if (!strcmp(what, "truncate")) {

@@ -145,6 +145,42 @@ static enum MHD_Result send_body(struct MHD_Connection *c, int status, char *dat
 	return ret;
 }
 
+/* Does If-None-Match name etag?  (quotes and a W/ prefix do not matter) */
+static bool etag_matches(struct MHD_Connection *c, const char *etag)
+{
+	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						      MHD_HTTP_HEADER_IF_NONE_MATCH);
+	size_t n = strlen(etag);
+
+	while (inm && *inm) {
+		while (*inm == ' ' || *inm == ',')
+			inm++;
+		if (!strncmp(inm, "W/", 2))
+			inm += 2;
+		if (*inm == '"')
+			inm++;
+		if (!strncmp(inm, etag, n) && strchr("\", ,", inm[n]))
+			return true;
+		inm = strchr(inm, ',');
+	}
+	return false;
+}
+
+/* Bugzilla answers 304 to a GET whose If-None-Match has the answer's ETag. */
+static enum MHD_Result send_not_modified(struct MHD_Connection *c, const char *etag)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(0, NULL,
+							MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "ETag", etag);
+	ret = MHD_queue_response(c, MHD_HTTP_NOT_MODIFIED, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
 static enum MHD_Result send_json(struct MHD_Connection *c, int status,
 				 struct buf *b, bool truncate, bool anonymous)
 {
@@ -310,7 +346,16 @@ static enum MHD_Result serve(struct standin *st, struct MHD_Connection *c,
 	sa_faults_next(st, is_comment_post(method, url), &plan);
 	pthread_mutex_unlock(&st->lock);
 
-	if (plan.delay_ms > 0)
+	/* A slow server: by default the request waits before it is handled, so a
+	 * write lands late; with commit_first the write lands at once and only
+	 * the answer is late.  Either way a client that timed out must check
+	 * before it re-sends. */
+	if (plan.delay_ms > 0 && !plan.commit_first)
+		usleep((useconds_t)plan.delay_ms * 1000);
+	if (!plan.fail_status && !plan.malformed && !plan.oversize &&
+	    !strncmp(url, "/rest/", 6))
+		handle_rest(st, c, method, url, query, upload, &status, &out, &anonymous);
+	if (plan.delay_ms > 0 && plan.commit_first)
 		usleep((useconds_t)plan.delay_ms * 1000);
 	if (plan.fail_status) {
 		sa_log_status(entry, plan.fail_status);
@@ -333,7 +378,6 @@ static enum MHD_Result serve(struct standin *st, struct MHD_Connection *c,
 		ret = send_failure(c, 404, -1);
 		goto out;
 	}
-	handle_rest(st, c, method, url, query, upload, &status, &out, &anonymous);
 	if (plan.drop_after_comment && status == 201) {
 		pthread_mutex_lock(&st->lock);
 		plan.drop_after_comment = sa_faults_take_drop(st);
@@ -344,6 +388,15 @@ static enum MHD_Result serve(struct standin *st, struct MHD_Connection *c,
 		sa_log_status(entry, 0);
 		ret = MHD_NO;
 		goto out;
+	}
+	if (!strcmp(method, "GET") && status == 200 && !plan.truncate) {
+		char etag[32];
+		etag_of(out.ptr, out.len, etag);
+		if (etag_matches(c, etag)) {
+			sa_log_status(entry, 304);
+			ret = send_not_modified(c, etag);
+			goto out;
+		}
 	}
 	sa_log_status(entry, status);
 	ret = send_json(c, status, &out, plan.truncate, anonymous);
@@ -424,12 +477,13 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: bz-standin --listen 127.0.0.1:PORT --db FILE "
-		"[--seed FILE] [--reset]\n"
+		"[--seed FILE] [--reset] [--quiet]\n"
 		"A stand-in Bugzilla 5.2 REST server for tests (see tests/tracker/README.md).\n"
 		"  --listen ADDR:PORT  where to listen (port 0: any free port)\n"
 		"  --db FILE           its SQLite state (created if missing)\n"
 		"  --seed FILE         fixture loaded when the database is new\n"
-		"  --reset             empty the database and load the seed again\n");
+		"  --reset             empty the database and load the seed again\n"
+		"  --quiet             do not log each request on stderr\n");
 }
 
 static int parse_listen(const char *arg, struct sockaddr_in *sa)
@@ -459,6 +513,7 @@ int main(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "reset", no_argument, NULL, 'r' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -478,6 +533,7 @@ int main(int argc, char **argv)
 		case 'd': dbpath = optarg; break;
 		case 's': seed = optarg; break;
 		case 'r': reset = true; break;
+		case 'q': log_set_level(LOG_WARN); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

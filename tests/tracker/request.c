@@ -209,7 +209,13 @@ int sa_parse_body(struct sa_req *r, const char *content_type,
 		}
 		json_tokener_free(tok);
 	}
-	/* The body first, then the query string over it. */
+	/* The body first, then the query string over it; a key in the query
+	 * string wins over both spellings in the body. */
+	if (json_object_object_get_ex(r->params, "api_key", NULL) ||
+	    json_object_object_get_ex(r->params, "Bugzilla_api_key", NULL)) {
+		json_object_object_del(obj, "api_key");
+		json_object_object_del(obj, "Bugzilla_api_key");
+	}
 	merged = obj;
 	json_object_object_foreach(r->params, key, val)
 		json_object_object_add(merged, key, json_object_get(val));

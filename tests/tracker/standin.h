@@ -42,6 +42,7 @@
 struct sa_faults {
 	int fail_count, fail_status, retry_after;	/* retry_after < 0: none */
 	int delay_ms, delay_count;			/* delay_count < 0: forever */
+	bool delay_commit_first;			/* handle, then wait */
 	int malformed_count;
 	int truncate_count;
 	int oversize_count;
@@ -212,6 +213,7 @@ void sa_log_status(struct json_object *entry, int status);
 /* What to do with the next (non-control) request; counters are consumed. */
 struct sa_plan {
 	int delay_ms;
+	bool commit_first;	/* delay after handling, not before */
 	int fail_status, retry_after;
 	bool malformed, truncate, oversize, drop_after_comment;
 	long oversize_bytes;
