@@ -41,7 +41,10 @@ DB_SQL(sql_tr_baseline,
        " EXISTS (SELECT 1 FROM signatures WHERE job_id = ?1 AND variant = 'baseline')");
 DB_SQL(sql_tr_bug, "SELECT triage_state, ignored FROM bugs WHERE id = ?");
 DB_SQL(sql_tr_reported, "UPDATE jobs SET reported = 1 WHERE id = ?");
-DB_SQL(sql_tr_has_retest, "SELECT 1 FROM jobs WHERE parent_id = ? AND kind = 'retest'");
+/* A re-run of this job, or one of the same patch still to come, is enough. */
+DB_SQL(sql_tr_has_retest,
+       "SELECT 1 FROM jobs WHERE kind = 'retest' AND (parent_id = ?1"
+       " OR (candidate_id = ?2 AND state IN ('queued', 'running')))");
 
 static void copy_col(char *dst, size_t n, sqlite3_stmt *st, int col)
 {
@@ -153,6 +156,7 @@ static int queue_retest(struct db *db, const struct tr_job *j)
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, j->id);
+	sqlite3_bind_int64(st, 2, j->candidate_id);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc == SQLITE_ROW)

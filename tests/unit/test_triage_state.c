@@ -231,6 +231,16 @@ static void test_fix_then_verified(void **state)
 	assert_int_equal(count(&db, "SELECT COUNT(*) FROM jobs WHERE kind = 'retest'"
 			       " AND parent_id = 42 AND candidate_id = 1 AND state = 'queued'"), 1);
 
+	/* the same patch fixing it again (a second request) queues no second re-run */
+	exec(&db, "INSERT INTO jobs (id, bug_id, candidate_id, kind, with_baseline, state, verdict,"
+		  " change) VALUES (44, 9370, 1, 'test', 1, 'done', 'pass', 'FAIL->PASS');"
+		  "INSERT INTO test_results (job_id, variant, name, status, change) VALUES"
+		  " (44, 'baseline', 'sr-capacity', 'fail', NULL),"
+		  " (44, 'patched', 'sr-capacity', 'pass', 'FAIL->PASS');");
+	assert_int_equal(triage_run(&db, &no_stop), 0);
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM jobs WHERE kind = 'retest'"), 1);
+	exec(&db, "DELETE FROM outbox WHERE job_id = 44");
+
 	/* a second cycle changes nothing */
 	assert_int_equal(triage_run(&db, &no_stop), 0);
 	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox"), 2);
