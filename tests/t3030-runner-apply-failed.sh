@@ -8,7 +8,7 @@ runner_require
 seed=$(ls "$BB_SHARED"/seeds/001-*.patch 2>/dev/null | head -1)
 [ -n "$seed" ] || skip_all "no seed patch in $BB_SHARED/seeds"
 
-plan 7
+plan 8
 runner_setup </dev/null
 
 id=$(bb job add --bug 9370 --patch "$seed" 2>/dev/null)
@@ -21,5 +21,8 @@ like "the detail names a rejected hunk" "$detail" "hunk #[0-9]+ FAILED|can't fin
 like "the detail shows the hunk" "$detail" "rejected hunk:|@@ "
 is "nothing was built" "$(sql "SELECT count(*) FROM job_stages WHERE job_id = $id AND stage = 'build'")" "0"
 check "the apply log has the rejected hunk" grep -q "FAILED" "$(job_field $id log_dir)/patched-apply.log"
+is "job show --kcidb exports it: the checkout is not valid" \
+	"$(bb job show $id --kcidb | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["version"]["major"], d["checkouts"][0]["valid"])')" \
+	"5 False"
 
 done_testing
