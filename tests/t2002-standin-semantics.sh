@@ -3,7 +3,7 @@
 # filters, history new_since, private comments, reopening, all-or-nothing
 # multi-bug updates, last_change_time bumps, concurrent writers.
 . "$(dirname "$0")/lib/test-lib.sh"
-plan 22
+plan 23
 
 BOT=botkey0123456789abcdefghijABCDEFGHIJ0001
 ADM=admkey0123456789abcdefghijABCDEFGHIJ0000
@@ -92,4 +92,12 @@ n=$(for f in "$TMP"/par.*; do cat "$f"; echo; done | grep -c '^{"id":[0-9]*}$')
 is "12 parallel comment POSTs all answered 201 {id}" "$n" 12
 is "and stored once each" \
 	"$(curl -s "$B/bug/9372/comment" | field 'len(set(c["text"] for c in d["bugs"]["9372"]["comments"] if c["text"].startswith("parallel ")))')" 12
+# the benchmark fixture: 10,000 more bugs, found by a narrow search
+port2=$(free_port)
+bg bench "$BB_BUILD/bz-standin" --quiet --listen "127.0.0.1:$port2" --db "$TMP/bench.db" \
+	--seed "$BB_SRC/tests/data/tracker-bench-seed.json"
+wait_port "$port2" 60
+is "bench fixture: 10,000 bulk bugs in Linux/IDE" \
+	"$(curl -s "http://127.0.0.1:$port2/rest/bug?product=Linux&component=IDE&include_fields=id" | field 'len(d["bugs"])')" \
+	10000
 done_testing
