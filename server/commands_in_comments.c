@@ -14,9 +14,10 @@
  *
  * Each comment is acted on once: comments.handled is set in the same
  * transaction as the jobs it queues.  An account outside [triage]
- * allow_commands gets one refusal comment per comment (marker
- * "bugbridge-refused: comment <id>"); a command naming an attachment that
- * is not on the bug gets one answer (marker "bugbridge-cmd: comment <id>").
+ * allow_commands gets one refusal comment per bug, however often it tries
+ * (marker "bugbridge-refused: bug <id> <account>"), so that nobody can make
+ * bugbridge spam a bug; a command naming an attachment that is not on the
+ * bug gets one answer (marker "bugbridge-cmd: comment <id>").
  */
 #include "triage.h"
 #include "config.h"
@@ -216,17 +217,27 @@ out:
 	return ret;
 }
 
-static int answer(struct db *db, sqlite3_int64 bug, sqlite3_int64 comment,
-		  const char *kind, const char *text)
+/* A comment on bug ending in its marker line. */
+static int answer(struct db *db, sqlite3_int64 bug, const char *marker, const char *text)
 {
-	struct buf marker = BUF_INIT, body = BUF_INIT;
+	struct buf body = BUF_INIT;
 	int ret;
 
-	buf_addf(&marker, "bugbridge-%s: comment %lld", kind, (long long)comment);
-	buf_addf(&body, "%s\n\n%s\n", text, marker.ptr);
-	ret = outbox_add(db, "comment", bug, 0, marker.ptr, body.ptr);
-	buf_release(&marker);
+	buf_addf(&body, "%s\n\n%s\n", text, marker);
+	ret = outbox_add(db, "comment", bug, 0, marker, body.ptr);
 	buf_release(&body);
+	return ret;
+}
+
+static int answer_comment(struct db *db, sqlite3_int64 bug, sqlite3_int64 comment,
+			  const char *text)
+{
+	struct buf marker = BUF_INIT;
+	int ret;
+
+	buf_addf(&marker, "bugbridge-cmd: comment %lld", (long long)comment);
+	ret = answer(db, bug, marker.ptr, text);
+	buf_release(&marker);
 	return ret;
 }
 
@@ -243,7 +254,7 @@ static int run_test(struct db *db, sqlite3_int64 bug, sqlite3_int64 comment,
 	if (!cand) {
 		buf_addf(&msg, "bugbridge: there is no attachment %lld with content on bug %lld;"
 			 " nothing was queued.", c->attachment_id, (long long)bug);
-		ret = answer(db, bug, comment, "cmd", msg.ptr);
+		ret = answer_comment(db, bug, comment, msg.ptr);
 		buf_release(&msg);
 		return ret;
 	}
@@ -294,15 +305,20 @@ static int run_ignore(struct db *db, sqlite3_int64 bug)
 
 static int refuse(struct db *db, sqlite3_int64 bug, sqlite3_int64 comment, const char *author)
 {
-	struct buf msg = BUF_INIT;
+	struct buf msg = BUF_INIT, marker = BUF_INIT;
 	int ret;
 
 	buf_addstr(&msg, "bugbridge: ");
 	triage_add_clean(&msg, author, 200);
 	buf_addstr(&msg, " is not allowed to give bugbridge commands, so nothing was done."
 		   "\nAn admin can add the account to [triage] allow_commands.");
-	ret = answer(db, bug, comment, "refused", msg.ptr);
+	buf_addf(&marker, "bugbridge-refused: bug %lld ", (long long)bug);
+	/* the account as one token: a login has no blanks, a hostile one loses them */
+	for (const char *p = author; *p && p - author < 100; p++)
+		buf_addch(&marker, isgraph((unsigned char)*p) ? *p : '_');
+	ret = answer(db, bug, marker.ptr, msg.ptr);
 	buf_release(&msg);
+	buf_release(&marker);
 	log_info("commands: refused comment %lld on bug %lld", (long long)comment, (long long)bug);
 	return ret;
 }

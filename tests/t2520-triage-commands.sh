@@ -1,8 +1,9 @@
 #!/bin/sh
 # Commands in tracker comments, against the stand-in tracker: an allowed
 # account's "bugbridge: test 1" queues one job, once; another account's
-# "bugbridge: retest" is refused with one comment, once; a quoted command
-# ("> bugbridge: test 1") does nothing; "bugbridge: ignore" stops the bug.
+# "bugbridge: retest" and "bugbridge: test 1" are refused with one comment,
+# once; a quoted command ("> bugbridge: test 1") does nothing;
+# "bugbridge: ignore" stops the bug.
 . "$(dirname "$0")/lib/test-lib.sh"
 [ -x "$BB_BUILD/bz-standin" ] || skip_all "no bz-standin in $BB_BUILD"
 plan 13
@@ -53,6 +54,7 @@ is "the poller queued attachment 1 once by itself" "$before" 1
 say "$ADMIN" "Please try it again.
 bugbridge: test 1"
 say "$USER" "bugbridge: retest"
+say "$USER" "bugbridge: test 1"
 say "$ADMIN" "Earlier someone wrote:
 > bugbridge: test 1
 and that was fine."
@@ -61,7 +63,8 @@ cycle
 is "the allowed command queued one more job of attachment 1" "$(jobs_of_attachment)" 2
 is "that job runs the baseline too" \
 	"$(sql "SELECT with_baseline FROM jobs ORDER BY id DESC LIMIT 1")" 1
-is "the other account got one refusal on the tracker" "$(count_comments "bugbridge-refused:")" 1
+is "the other account got one refusal on the tracker for its two tries" \
+	"$(count_comments "bugbridge-refused: bug 9370 user@example.com")" 1
 like "the refusal names the account" "$(curl -s "$B/rest/bug/9370/comment")" \
 	"user@example.com is not allowed to give bugbridge commands"
 is "no retest was queued for it" "$(sql "SELECT COUNT(*) FROM jobs WHERE kind = 'retest'")" 0

@@ -128,7 +128,8 @@ static void test_run_once(void **state)
 		  " (3, 9370, 'maint@example.org', 'You wrote:\n> bugbridge: test 301\nok'),"
 		  " (4, 9370, 'bot@example.org', 'bugbridge: retest'),"
 		  " (5, 9370, 'maint@example.org', 'bugbridge: test 999'),"
-		  " (6, 9370, 'mallory@example.org', 'just words');");
+		  " (6, 9370, 'mallory@example.org', 'just words'),"
+		  " (10, 9370, 'mallory@example.org', 'bugbridge: test 301');");
 	assert_int_equal(sqlite3_prepare_v2(db.h, "INSERT INTO attachments (id, bug_id, file_name,"
 		" is_patch, data) VALUES (301, 9370, 'sr-fix.patch', 1, ?)", -1, &st, NULL), 0);
 	sqlite3_bind_blob(st, 1, patch, sizeof(patch) - 1, SQLITE_STATIC);
@@ -142,8 +143,9 @@ static void test_run_once(void **state)
 			       " AND j.kind = 'test' AND j.with_baseline = 1"), 1);
 	assert_int_equal(count(&db, "SELECT COUNT(*) FROM jobs"), 1);
 	/* refused once, for the account that is not allowed */
+	/* once per bug and account, however often it tries */
 	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox"
-			       " WHERE marker = 'bugbridge-refused: comment 2'"), 1);
+			       " WHERE marker = 'bugbridge-refused: bug 9370 mallory@example.org'"), 1);
 	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox WHERE marker LIKE"
 			       " 'bugbridge-refused:%'"), 1);
 	/* an attachment that is not there is answered, not queued */
