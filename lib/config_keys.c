@@ -93,7 +93,8 @@ const struct config_key config_keys[] = {
 	{ "triage", "acknowledge", CONF_BOOL, "false", NULL, 0,
 	  "post a short comment when a request is queued" },
 	{ "triage", "maintainers", CONF_STR, "", NULL, 0,
-	  "the kernel's MAINTAINERS file, for owners of a bug's files (empty: no owners)" },
+	  "the kernel's MAINTAINERS file, for owners of a bug's files; auto: the one in"
+	  " [runner] kernel_source, extracted once into the cache (empty: no owners)" },
 
 	{ "runner", "cache_dir", CONF_STR, "", NULL, 0,
 	  "kernel trees, builds and logs (default: $XDG_CACHE_HOME/bugbridge)" },

@@ -9,11 +9,13 @@
  * A bug's owners are recomputed only when what they come from changed:
  * bugs.owners_key records the newest candidate, comment and signature seen.
  * MAINTAINERS is read once per refresh that has work, from [triage]
- * maintainers; without it owners stay empty, quietly.  With [triage]
+ * maintainers (a file, or "auto": the one in [runner] kernel_source,
+ * extracted into the cache once); when that is empty owners stay empty.  With [triage]
  * cc_maintainers the maintainers' addresses are added to the bug's Cc, one
  * update row per distinct set of addresses.
  */
 #include "triage.h"
+#include "child.h"
 #include "config.h"
 #include "log.h"
 #include "maintainers.h"
@@ -24,6 +26,7 @@
 #include <json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void files_add(char ***files, int *n, const char *s, size_t len)
 {
@@ -313,16 +316,97 @@ static int refresh_batch(struct db *db, const struct maint_db *m, const struct o
 	return ret;
 }
 
+/* $XDG_CACHE_HOME/bugbridge, else ~/.cache/bugbridge, unless [runner] cache_dir. */
+static void cache_dir(struct buf *out)
+{
+	const char *conf = cfg_str("runner.cache_dir"), *xdg = getenv("XDG_CACHE_HOME");
+
+	if (*conf)
+		buf_addstr(out, conf);
+	else if (xdg && *xdg)
+		buf_addf(out, "%s/bugbridge", xdg);
+	else
+		buf_addf(out, "%s/.cache/bugbridge", getenv("HOME") ? getenv("HOME") : "/tmp");
+}
+
+static int run_quietly(const char *const *argv)
+{
+	struct child ch = CHILD_INIT;
+
+	ch.argv = argv;
+	ch.timeout = 600;
+	return child_run(&ch) || ch.exit_code ? -1 : 0;
+}
+
+/*
+ * [triage] maintainers = auto: the MAINTAINERS of [runner] kernel_source
+ * (linux-source-6.1.tar.xz holds linux-source-6.1/MAINTAINERS), extracted
+ * once into the cache; xz makes that some seconds, so only on first need.
+ */
+static int auto_maintainers(struct buf *path)
+{
+	const char *tarball = cfg_str("runner.kernel_source");
+	const char *base = strrchr(tarball, '/') ? strrchr(tarball, '/') + 1 : tarball;
+	const char *ext = strstr(base, ".tar");
+	struct buf top = BUF_INIT, dir = BUF_INIT, member = BUF_INIT;
+	int ret = -1;
+
+	buf_add(&top, base, ext ? (size_t)(ext - base) : strlen(base));
+	cache_dir(&dir);
+	buf_addf(&dir, "/maintainers-%s", top.ptr);
+	buf_addf(&member, "%s/MAINTAINERS", top.ptr);
+	buf_addf(path, "%s/%s", dir.ptr, member.ptr);
+	if (!access(path->ptr, R_OK)) {
+		ret = 0;
+	} else if (access(tarball, R_OK)) {
+		log_warn("owners: cannot read '%s': %m", tarball);
+	} else {
+		const char *mk[] = { "mkdir", "-p", dir.ptr, NULL };
+		const char *tar[] = { "tar", "-xJf", tarball, "-C", dir.ptr, member.ptr, NULL };
+
+		log_info("owners: extracting %s from %s", member.ptr, tarball);
+		ret = run_quietly(mk) || run_quietly(tar) ? -1 : 0;
+		if (ret)
+			log_warn("owners: cannot extract %s from '%s'", member.ptr, tarball);
+	}
+	buf_release(&top);
+	buf_release(&dir);
+	buf_release(&member);
+	return ret;
+}
+
+static int load_maintainers(struct maint_db *m)
+{
+	const char *conf = cfg_str("triage.maintainers");
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	int ret = -1;
+
+	if (!strcmp(conf, "auto")) {
+		if (auto_maintainers(&path))
+			goto out;
+	} else {
+		buf_addstr(&path, conf);
+	}
+	if (buf_read_file(&text, path.ptr)) {
+		log_warn("owners: cannot read '%s': %m", path.ptr);
+		goto out;
+	}
+	maint_parse(m, text.ptr, text.len);
+	ret = 0;
+out:
+	buf_release(&path);
+	buf_release(&text);
+	return ret;
+}
+
 int owners_refresh(struct db *db, const volatile sig_atomic_t *stop)
 {
-	const char *path = cfg_str("triage.maintainers");
 	struct maint_db m = MAINT_DB_INIT;
-	struct buf text = BUF_INIT;
 	struct ow_due *due = NULL;
 	bool parsed = false;
 	int n = 0, ret = 0;
 
-	if (!*path)
+	if (!*cfg_str("triage.maintainers"))
 		return 0;
 	do {
 		if (due_bugs(db, &due, &n)) {
@@ -330,12 +414,10 @@ int owners_refresh(struct db *db, const volatile sig_atomic_t *stop)
 			break;
 		}
 		if (n && !parsed) {
-			if (buf_read_file(&text, path)) {
-				log_warn("owners: cannot read '%s': %m", path);
+			if (load_maintainers(&m)) {
 				due_free(due, n);
 				break;
 			}
-			maint_parse(&m, text.ptr, text.len);
 			parsed = true;
 		}
 		if (n)
@@ -343,6 +425,5 @@ int owners_refresh(struct db *db, const volatile sig_atomic_t *stop)
 		due_free(due, n);
 	} while (n && !ret && !*stop);
 	maint_release(&m);
-	buf_release(&text);
 	return ret;
 }

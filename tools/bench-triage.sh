@@ -16,7 +16,7 @@ BB_BUILD=${BB_BUILD:-$SRC/build}
 N=${BENCH_TRIAGE_JOBS:-1000}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/bench-triage.XXXXXX")
 trap '[ -n "${BENCH_KEEP:-}" ] || rm -rf "$TMP"' EXIT
-CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/bugbridge/maintainers-6.1
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/bugbridge/maintainers-linux-source-6.1
 MAINT=$CACHE/linux-source-6.1/MAINTAINERS
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

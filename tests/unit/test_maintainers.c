@@ -50,9 +50,9 @@ static int real_maintainers(struct buf *text)
 		goto out;
 	}
 	if (xdg && *xdg)
-		buf_addf(&dir, "%s/bugbridge/maintainers-6.1", xdg);
+		buf_addf(&dir, "%s/bugbridge/maintainers-linux-source-6.1", xdg);
 	else
-		buf_addf(&dir, "%s/.cache/bugbridge/maintainers-6.1", getenv("HOME"));
+		buf_addf(&dir, "%s/.cache/bugbridge/maintainers-linux-source-6.1", getenv("HOME"));
 	buf_addf(&path, "%s/linux-source-6.1/MAINTAINERS", dir.ptr);
 	if (access(path.ptr, R_OK)) {
 		const char *mkdir_argv[] = { "mkdir", "-p", dir.ptr, NULL };
