@@ -3,7 +3,7 @@
 # filters, history new_since, private comments, reopening, all-or-nothing
 # multi-bug updates, last_change_time bumps, concurrent writers.
 . "$(dirname "$0")/lib/test-lib.sh"
-plan 23
+plan 25
 
 BOT=botkey0123456789abcdefghijABCDEFGHIJ0001
 ADM=admkey0123456789abcdefghijABCDEFGHIJ0000
@@ -92,6 +92,12 @@ n=$(for f in "$TMP"/par.*; do cat "$f"; echo; done | grep -c '^{"id":[0-9]*}$')
 is "12 parallel comment POSTs all answered 201 {id}" "$n" 12
 is "and stored once each" \
 	"$(curl -s "$B/bug/9372/comment" | field 'len(set(c["text"] for c in d["bugs"]["9372"]["comments"] if c["text"].startswith("parallel ")))')" 12
+# one comment by id
+is "GET /rest/bug/comment/3: the attachment's auto-comment, count 2" \
+	"$(curl -s "$B/bug/comment/3" | field 'd["comments"]["3"]["attachment_id"], d["comments"]["3"]["count"]')" \
+	"(1, 2)"
+is "an unknown comment id is 400/111" "$(curl -s "$B/bug/comment/99999" | field 'd["code"]')" 111
+
 # the benchmark fixture: 10,000 more bugs, found by a narrow search
 port2=$(free_port)
 bg bench "$BB_BUILD/bz-standin" --quiet --listen "127.0.0.1:$port2" --db "$TMP/bench.db" \

@@ -15,6 +15,11 @@ DB_SQL(sql_comment_add, "INSERT INTO sa_comments(bug, creator, text, is_private,
 DB_SQL(sql_comments_get, "SELECT c.id, u.login, c.text, c.is_private,"
        " c.attachment_id, c.time FROM sa_comments c"
        " JOIN sa_users u ON u.id = c.creator WHERE c.bug = ? ORDER BY c.id");
+/* The same columns, then the bug and the comment's position on it. */
+DB_SQL(sql_comment_get, "SELECT c.id, u.login, c.text, c.is_private,"
+       " c.attachment_id, c.time, c.bug,"
+       " (SELECT COUNT(*) FROM sa_comments p WHERE p.bug = c.bug AND p.id < c.id)"
+       " FROM sa_comments c JOIN sa_users u ON u.id = c.creator WHERE c.id = ?");
 
 int sa_comment_add(struct db *db, int bug, int who, const char *text, bool priv,
 		   int attach_id, time_t when, int *out_id)
@@ -97,6 +102,47 @@ void sa_get_comments(struct sa_req *r, int bug)
 	o = json_object_new_object();
 	json_object_object_add(o, "bugs", bugs);
 	json_object_object_add(o, "comments", json_object_new_object());
+	sa_reply(r, 200, o);
+}
+
+/* GET /rest/bug/comment/{id}: {"comments":{"<id>":{…}},"bugs":{}}. */
+void sa_get_comment(struct sa_req *r, int id)
+{
+	struct db *db = &r->st->db;
+	struct json_object *o, *map = json_object_new_object();
+	sqlite3_stmt *st = db_stmt(db, sql_comment_get);
+	struct sa_bug b;
+	char key[16];
+	int bug = 0, count = 0, priv = 0;
+
+	if (!st) {
+		json_object_put(map);
+		sa_error(r, 32610, "database error");
+		return;
+	}
+	sqlite3_bind_int(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		bug = sqlite3_column_int(st, 6);
+		count = sqlite3_column_int(st, 7);
+		priv = sqlite3_column_int(st, 3);
+		if (!priv || sa_in_group(&r->user, "admin")) {
+			snprintf(key, sizeof(key), "%d", id);
+			json_object_object_add(map, key, comment_json(st, bug, count));
+		}
+	}
+	sqlite3_reset(st);
+	if (!bug || (priv && !sa_in_group(&r->user, "admin"))) {
+		json_object_put(map);
+		sa_error(r, 111, "There is no comment with the id '%d'.", id);
+		return;
+	}
+	if (sa_bug_check(r, bug, &b)) {
+		json_object_put(map);
+		return;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "comments", map);
+	json_object_object_add(o, "bugs", json_object_new_object());
 	sa_reply(r, 200, o);
 }
 

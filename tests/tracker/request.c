@@ -186,9 +186,9 @@ int sa_parse_body(struct sa_req *r, const char *content_type,
 		jerr = json_tokener_get_error(tok);
 		if (!obj && jerr == json_tokener_continue)
 			jerr = json_tokener_error_parse_eof;
-		if (obj && tok->char_offset < (int)len) {
+		if (obj && (int)json_tokener_get_parse_end(tok) < (int)len) {
 			/* trailing garbage after one JSON value */
-			for (size_t i = tok->char_offset; i < len; i++)
+			for (size_t i = json_tokener_get_parse_end(tok); i < len; i++)
 				if (!strchr(" \t\r\n", body[i])) {
 					json_object_put(obj);
 					obj = NULL;
@@ -197,7 +197,7 @@ int sa_parse_body(struct sa_req *r, const char *content_type,
 				}
 		}
 		if (!obj || !json_object_is_type(obj, json_type_object)) {
-			int off = tok->char_offset;
+			int off = (int)json_tokener_get_parse_end(tok);
 			json_tokener_free(tok);
 			json_object_put(obj);
 			return sa_error(r, 32000, "Could not parse the 'params' argument "
@@ -370,6 +370,13 @@ static bool route_bug(struct sa_req *r, char seg[4][128], int n, bool get,
 			sa_get_attachment(r, (int)aid);
 		else
 			sa_update_attachment(r, (int)aid);
+	} else if (n == 3 && is(seg[1], "comment") && get) {
+		char *end;
+		long cid = strtol(seg[2], &end, 10);
+		if (*end || !seg[2][0] || cid <= 0 || cid > 2000000000)
+			sa_error(r, 111, "There is no comment with the id '%s'.", seg[2]);
+		else
+			sa_get_comment(r, (int)cid);
 	} else if (n == 2 && (get || put)) {
 		if ((id = sa_bug_id(r, seg[1])) < 0)
 			return true;

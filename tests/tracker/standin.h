@@ -177,6 +177,7 @@ void sa_update_bug(struct sa_req *r, int id);
 int sa_comment_add(struct db *db, int bug, int who, const char *text, bool priv,
 		   int attach_id, time_t when, int *out_id);
 void sa_get_comments(struct sa_req *r, int bug);
+void sa_get_comment(struct sa_req *r, int id);
 void sa_add_comment(struct sa_req *r, int bug);
 /* Validate comment text: 50 (empty) and 114 (too long); -1 with the error. */
 int sa_comment_check(struct sa_req *r, const char *text);
