@@ -51,8 +51,10 @@ static int real_maintainers(struct buf *text)
 	}
 	if (xdg && *xdg)
 		buf_addf(&dir, "%s/bugbridge/maintainers-linux-source-6.1", xdg);
-	else
+	else if (getenv("HOME"))
 		buf_addf(&dir, "%s/.cache/bugbridge/maintainers-linux-source-6.1", getenv("HOME"));
+	else
+		goto out;
 	buf_addf(&path, "%s/linux-source-6.1/MAINTAINERS", dir.ptr);
 	if (access(path.ptr, R_OK)) {
 		const char *mkdir_argv[] = { "mkdir", "-p", dir.ptr, NULL };
