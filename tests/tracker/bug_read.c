@@ -1,9 +1,9 @@
 /*
- * bug_read: a bug as Bugzilla 5.2 prints it, search, get, and history.
+ * bug_read: a bug as Bugzilla 5.2 prints it, get, and history.
  *
- * Search (GET /rest/bug?...) silently leaves out bugs that do not exist or
- * that the caller may not see; get (GET /rest/bug/N) errors with 101 or 102.
- * last_change_time is inclusive (>=), like Bugzilla's delta_ts greaterthaneq.
+ * Get (GET /rest/bug/N) errors with 101 (missing) or 102 (private), unlike
+ * search (bug_search.c).  include_fields/exclude_fields decide which keys
+ * are built at all, so a narrow search of many bugs stays cheap.
  */
 #include "standin.h"
 
@@ -17,7 +17,6 @@ DB_SQL(sql_bug_load, "SELECT id, product, component, status, resolution, groups,
 DB_SQL(sql_bug_full, "SELECT summary, whiteboard, version, op_sys, platform,"
        " priority, severity, cf_kernel_version, cf_regression, url"
        " FROM sa_bugs WHERE id = ?");
-DB_SQL(sql_bug_text, "SELECT summary, whiteboard FROM sa_bugs WHERE id = ?");
 DB_SQL(sql_bug_keywords,
        "SELECT keyword FROM sa_bug_keywords WHERE bug = ? ORDER BY keyword");
 DB_SQL(sql_bug_cc, "SELECT user FROM sa_bug_cc c JOIN sa_users u ON u.id = c.user"
@@ -27,9 +26,6 @@ DB_SQL(sql_history_add, "INSERT INTO sa_history(bug, who, time, field, removed,"
        " added, attachment_id) VALUES (?, ?, ?, ?, ?, ?, ?)");
 DB_SQL(sql_history_get, "SELECT who, time, field, removed, added, attachment_id"
        " FROM sa_history WHERE bug = ? ORDER BY id");
-DB_SQL(sql_search, "SELECT id, product, component, status, resolution, groups,"
-       " creator, assigned_to, everconfirmed, creation_time, last_change_time"
-       " FROM sa_bugs WHERE (?1 IS NULL OR last_change_time >= ?1) ORDER BY id");
 
 static void copy(char *dst, size_t size, const char *src)
 {
@@ -37,7 +33,7 @@ static void copy(char *dst, size_t size, const char *src)
 }
 
 /* A row of sql_bug_load or sql_search (same columns). */
-static void bug_from_row(sqlite3_stmt *st, struct sa_bug *b)
+void sa_bug_from_row(sqlite3_stmt *st, struct sa_bug *b)
 {
 	memset(b, 0, sizeof(*b));
 	b->id = sqlite3_column_int(st, 0);
@@ -63,7 +59,7 @@ int sa_bug_load(struct db *db, int id, struct sa_bug *b)
 		return -1;
 	sqlite3_bind_int(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		bug_from_row(st, b);
+		sa_bug_from_row(st, b);
 		ret = 0;
 	}
 	sqlite3_reset(st);
@@ -194,7 +190,7 @@ static struct json_object *groups_json(const char *csv)
 	} while (0)
 
 /* The full bug hash of Bugzilla 5.2's Bug.get, for r's user. */
-static struct json_object *bug_json(struct sa_req *r, const struct sa_bug *b)
+struct json_object *sa_bug_json(struct sa_req *r, const struct sa_bug *b)
 {
 	struct db *db = &r->st->db;
 	struct json_object *o = json_object_new_object(), *kw;
@@ -269,208 +265,10 @@ void sa_get_bugs(struct sa_req *r, int id)
 		return;
 	o = json_object_new_object();
 	bugs = json_object_new_array();
-	json_object_array_add(bugs, bug_json(r, &b));
+	json_object_array_add(bugs, sa_bug_json(r, &b));
 	json_object_object_add(o, "bugs", bugs);
 	json_object_object_add(o, "faults", json_object_new_array());
 	sa_reply(r, 200, o);
-}
-
-static bool in_list(struct json_object *list, const char *s)
-{
-	size_t n = json_object_array_length(list);
-
-	if (!n)
-		return true;
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(json_object_get_string(json_object_array_get_idx(list, i)), s))
-			return true;
-	return false;
-}
-
-static bool int_param(struct sa_req *r, const char *name, long *out)
-{
-	const char *s = sa_param(r, name);
-	char *end;
-
-	*out = 0;
-	if (!s)
-		return true;
-	*out = strtol(s, &end, 10);
-	if (!*s || *end || *out < 0) {
-		sa_error(r, 52, "Invalid parameter passed to Bug.search: '%s' is not "
-			 "a number.", s);
-		return false;
-	}
-	return true;
-}
-
-struct search {
-	struct json_object *ids, *products, *components, *statuses, *resolutions;
-	const char *summary, *whiteboard;	/* case-insensitive substrings */
-	int creator, assigned_to;		/* 0: any; -1: nobody matches */
-	time_t created;				/* creation_time >= (0: any) */
-};
-
-/* A login parameter as a user id: 0 when absent, -1 when unknown. */
-static int user_param(struct sa_req *r, const char *name)
-{
-	const char *login = sa_param(r, name);
-	struct sa_user u;
-
-	if (!login)
-		return 0;
-	return sa_user_by_login(&r->st->db, login, &u) ? -1 : u.id;
-}
-
-static bool text_match(struct db *db, int id, const char *summary,
-		       const char *whiteboard)
-{
-	sqlite3_stmt *st = db_stmt(db, sql_bug_text);
-	bool ok = false;
-
-	if (!st)
-		return false;
-	sqlite3_bind_int(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		ok = (!summary || strcasestr(db_col_text(st, 0), summary)) &&
-		     (!whiteboard || strcasestr(db_col_text(st, 1), whiteboard));
-	sqlite3_reset(st);
-	return ok;
-}
-
-static int cmp_id(const void *a, const void *b)
-{
-	int x = atoi(json_object_get_string(*(struct json_object *const *)a));
-	int y = atoi(json_object_get_string(*(struct json_object *const *)b));
-
-	return (x > y) - (x < y);
-}
-
-static bool search_match(struct sa_req *r, const struct search *s,
-			 const struct sa_bug *b)
-{
-	/* ids are matched by the caller, which looks them up one by one */
-	return sa_bug_visible(b, &r->user) && in_list(s->products, b->product) &&
-	       in_list(s->components, b->component) &&
-	       in_list(s->statuses, b->status) &&
-	       in_list(s->resolutions, b->resolution) &&
-	       (!s->creator || s->creator == b->creator) &&
-	       (!s->assigned_to || s->assigned_to == b->assigned_to) &&
-	       b->creation_time >= s->created &&
-	       (!(s->summary || s->whiteboard) ||
-		text_match(&r->st->db, b->id, s->summary, s->whiteboard));
-}
-
-static struct json_object *merged_list(struct sa_req *r, const char *a, const char *b,
-				       bool split)
-{
-	struct json_object *l = sa_param_list(r, a, split), *m = sa_param_list(r, b, split);
-
-	for (size_t i = 0; i < json_object_array_length(m); i++)
-		json_object_array_add(l, json_object_get(json_object_array_get_idx(m, i)));
-	json_object_put(m);
-	return l;
-}
-
-void sa_search_bugs(struct sa_req *r)
-{
-	struct db *db = &r->st->db;
-	struct search s = { 0 };
-	struct json_object *bugs = NULL, *o;
-	const char *since = sa_param(r, "last_change_time");
-	const char *created = sa_param(r, "creation_time");
-	sqlite3_stmt *st;
-	long limit, offset, skipped = 0;
-	time_t t = 0;
-	struct sa_bug *found = NULL;
-	size_t nfound = 0, nalloc = 0;
-
-	if (since && sa_parse_time(since, &t)) {
-		sa_error(r, 56, "'%s' is not a legal date.", since);
-		goto out;
-	}
-	if (!int_param(r, "limit", &limit) || !int_param(r, "offset", &offset))
-		goto out;
-	if (sa_has_param(r, "offset") && !sa_has_param(r, "limit")) {
-		sa_error(r, 50, "The function Bug.search() requires a limit argument, "
-			 "and that argument was not set.");
-		goto out;
-	}
-	if (!limit || limit > SA_MAX_SEARCH)
-		limit = SA_MAX_SEARCH;
-	s.ids = merged_list(r, "id", "ids", true);
-	s.products = sa_param_list(r, "product", false);
-	s.components = sa_param_list(r, "component", false);
-	s.statuses = merged_list(r, "status", "bug_status", false);
-	s.resolutions = sa_param_list(r, "resolution", false);
-	s.summary = sa_param(r, "summary");
-	s.whiteboard = sa_param(r, "whiteboard");
-	s.creator = user_param(r, "creator");
-	if (!s.creator)
-		s.creator = user_param(r, "reporter");
-	s.assigned_to = user_param(r, "assigned_to");
-	if (created && sa_parse_time(created, &s.created)) {
-		sa_error(r, 56, "'%s' is not a legal date.", created);
-		goto out;
-	}
-	bugs = json_object_new_array();
-	if (json_object_array_length(s.ids)) {
-		/* by id: look each up rather than scanning every bug */
-		json_object_array_sort(s.ids, cmp_id);
-		for (size_t i = 0; i < json_object_array_length(s.ids) &&
-		     (long)json_object_array_length(bugs) < limit; i++) {
-			const char *v = json_object_get_string(json_object_array_get_idx(s.ids, i));
-			struct sa_bug b;
-			if ((i && !strcmp(v, json_object_get_string(
-					json_object_array_get_idx(s.ids, i - 1)))) ||
-			    sa_bug_load(db, atoi(v), &b) ||
-			    (since && b.last_change_time < t) || !search_match(r, &s, &b))
-				continue;
-			if (skipped++ < offset)
-				continue;
-			json_object_array_add(bugs, bug_json(r, &b));
-		}
-	} else {
-		if (!(st = db_stmt(db, sql_search))) {
-			sa_error(r, 32610, "database error");
-			goto out;
-		}
-		if (since)
-			sqlite3_bind_int64(st, 1, t);
-		/* bug_json uses other statements, so collect the rows first */
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			struct sa_bug b;
-			bug_from_row(st, &b);
-			if (!search_match(r, &s, &b))
-				continue;
-			if (skipped++ < offset)
-				continue;
-			if (nfound == nalloc) {
-				nalloc = nalloc ? 2 * nalloc : 64;
-				found = realloc(found, nalloc * sizeof(*found));
-				if (!found)
-					abort();
-			}
-			found[nfound++] = b;
-			if ((long)nfound >= limit)
-				break;
-		}
-		sqlite3_reset(st);
-		for (size_t i = 0; i < nfound; i++)
-			json_object_array_add(bugs, bug_json(r, &found[i]));
-	}
-	o = json_object_new_object();
-	json_object_object_add(o, "bugs", bugs);
-	bugs = NULL;
-	sa_reply(r, 200, o);
-out:
-	json_object_put(bugs);
-	free(found);
-	json_object_put(s.ids);
-	json_object_put(s.products);
-	json_object_put(s.components);
-	json_object_put(s.statuses);
-	json_object_put(s.resolutions);
 }
 
 void sa_get_history(struct sa_req *r, int id)

@@ -16,7 +16,8 @@
  *   control.c  misbehaviour switches and the request log (/__control/)
  *   request.c  parameters (query + JSON or form body), auth, errors, routing
  *   store.c    schema, users, times, seeding from the fixture
- *   bug_read.c bug JSON, search, get, history
+ *   bug_read.c bug JSON, get, history
+ *   bug_search.c bug search
  *   workflow.c  the default 5.x workflow (statuses, transitions)
  *   bug_create.c bug create, and the bug-row primitives
  *   bug_update.c bug update (workflow, permissions, changes)
@@ -131,6 +132,11 @@ struct sa_bug {
 	time_t creation_time, last_change_time;
 };
 int sa_bug_load(struct db *db, int id, struct sa_bug *b);
+/* A row of id, product, component, status, resolution, groups, creator,
+ * assigned_to, everconfirmed, creation_time, last_change_time. */
+void sa_bug_from_row(sqlite3_stmt *st, struct sa_bug *b);
+/* The bug as Bug.get prints it for r's user, filtered by include_fields. */
+struct json_object *sa_bug_json(struct sa_req *r, const struct sa_bug *b);
 bool sa_bug_visible(const struct sa_bug *b, const struct sa_user *u);
 /* Load bug id for the user: errors 101 (missing) / 102 (private) on failure. */
 int sa_bug_check(struct sa_req *r, int id, struct sa_bug *b);
@@ -138,8 +144,10 @@ int sa_bug_touch(struct db *db, int id, time_t when);
 int sa_history_add(struct db *db, int bug, int who, time_t when, const char *field,
 		   const char *removed, const char *added, int attach_id);
 void sa_get_bugs(struct sa_req *r, int id);
-void sa_search_bugs(struct sa_req *r);
 void sa_get_history(struct sa_req *r, int id);
+
+/* bug_search.c */
+void sa_search_bugs(struct sa_req *r);
 
 /* workflow.c */
 bool sa_status_known(const char *status);
