@@ -326,6 +326,30 @@ static void handle_rest(struct standin *st, struct MHD_Connection *c,
 	json_object_put(r.exc);
 }
 
+/* The answers that replace Bugzilla's: armed faults, and 404 off /rest/. */
+static enum MHD_Result answer_fault(struct MHD_Connection *c, const struct sa_plan *plan,
+				    struct json_object *entry)
+{
+	struct buf out = BUF_INIT;
+
+	if (plan->fail_status) {
+		sa_log_status(entry, plan->fail_status);
+		return send_failure(c, plan->fail_status, plan->retry_after);
+	}
+	if (plan->malformed) {
+		sa_log_status(entry, 200);
+		buf_addstr(&out, "{\"bugs\":[{\"id\":9370,\"summary\":\"v2.6.24-rc2");
+		return send_json(c, 200, &out, false, false);
+	}
+	if (plan->oversize) {
+		sa_log_status(entry, 200);
+		return send_oversize(c, plan->oversize_bytes);
+	}
+	/* what Apache says for a path that is not Bugzilla's */
+	sa_log_status(entry, 404);
+	return send_failure(c, 404, -1);
+}
+
 static enum MHD_Result serve(struct standin *st, struct MHD_Connection *c,
 			     const char *method, const char *url, struct buf *upload)
 {
@@ -357,25 +381,9 @@ static enum MHD_Result serve(struct standin *st, struct MHD_Connection *c,
 		handle_rest(st, c, method, url, query, upload, &status, &out, &anonymous);
 	if (plan.delay_ms > 0 && plan.commit_first)
 		usleep((useconds_t)plan.delay_ms * 1000);
-	if (plan.fail_status) {
-		sa_log_status(entry, plan.fail_status);
-		ret = send_failure(c, plan.fail_status, plan.retry_after);
-		goto out;
-	}
-	if (plan.malformed) {
-		sa_log_status(entry, 200);
-		buf_addstr(&out, "{\"bugs\":[{\"id\":9370,\"summary\":\"v2.6.24-rc2");
-		ret = send_json(c, 200, &out, false, false);
-		goto out;
-	}
-	if (plan.oversize) {
-		sa_log_status(entry, 200);
-		ret = send_oversize(c, plan.oversize_bytes);
-		goto out;
-	}
-	if (strncmp(url, "/rest/", 6)) {
-		sa_log_status(entry, 404);
-		ret = send_failure(c, 404, -1);
+	if (plan.fail_status || plan.malformed || plan.oversize ||
+	    strncmp(url, "/rest/", 6)) {
+		ret = answer_fault(c, &plan, entry);
 		goto out;
 	}
 	if (plan.drop_after_comment && status == 201) {
@@ -506,7 +514,14 @@ static int parse_listen(const char *arg, struct sockaddr_in *sa)
 	return inet_pton(AF_INET, host, &sa->sin_addr) == 1 ? 0 : -1;
 }
 
-int main(int argc, char **argv)
+struct sa_opts {
+	const char *listen, *db, *seed;
+	bool reset;
+	struct sockaddr_in addr;
+};
+
+/* Parse the command line; exits 0 for --help and 2 for a usage error. */
+static void parse_args(int argc, char **argv, struct sa_opts *o)
 {
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, 'l' },
@@ -517,70 +532,70 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *listen = NULL, *dbpath = NULL, *seed = NULL;
-	struct standin st = { 0 };
-	struct buf err = BUF_INIT;
-	struct MHD_Daemon *d;
-	struct sockaddr_in sa;
-	const union MHD_DaemonInfo *info;
-	sigset_t sigs;
-	bool reset = false;
-	int opt, sig, port;
+	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'l': listen = optarg; break;
-		case 'd': dbpath = optarg; break;
-		case 's': seed = optarg; break;
-		case 'r': reset = true; break;
+		case 'l': o->listen = optarg; break;
+		case 'd': o->db = optarg; break;
+		case 's': o->seed = optarg; break;
+		case 'r': o->reset = true; break;
 		case 'q': log_set_level(LOG_WARN); break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); exit(2);
 		}
 	}
-	if (!listen || !dbpath || optind != argc) {
+	if (!o->listen || !o->db || optind != argc) {
 		usage(stderr);
-		return 2;
+		exit(2);
 	}
-	if (parse_listen(listen, &sa)) {
-		fprintf(stderr, "bz-standin: cannot parse --listen '%s'\n", listen);
-		return 2;
+	if (parse_listen(o->listen, &o->addr)) {
+		fprintf(stderr, "bz-standin: cannot parse --listen '%s'\n", o->listen);
+		exit(2);
 	}
+}
+
+static struct MHD_Daemon *start_daemon(struct standin *st, struct sockaddr_in *sa)
+{
+	return MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
+				MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
+				0, NULL, NULL, on_request, st,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)sa,
+				MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 << 10),
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+				MHD_OPTION_END);
+}
+
+int main(int argc, char **argv)
+{
+	struct sa_opts o = { 0 };
+	struct standin st = { 0 };
+	struct buf err = BUF_INIT;
+	const union MHD_DaemonInfo *info;
+	char host[INET_ADDRSTRLEN];
+	struct MHD_Daemon *d;
+	sigset_t sigs;
+	int sig;
+
+	parse_args(argc, argv, &o);
 	pthread_mutex_init(&st.lock, NULL);
 	st.requests = json_object_new_array();
-	if (sa_store_open(&st, dbpath, seed, reset, &err)) {
-		fprintf(stderr, "bz-standin: %s\n", err.ptr);
-		return 1;
-	}
+	if (sa_store_open(&st, o.db, o.seed, o.reset, &err))
+		die("%s", err.ptr);
 	/* Block the stop signals in every thread; main waits for them. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
-
-	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION |
-			     MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
-			     0, NULL, NULL, on_request, &st,
-			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-			     MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
-			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 << 10),
-			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
-			     MHD_OPTION_END);
-	if (!d) {
-		fprintf(stderr, "bz-standin: cannot listen on '%s': %s\n", listen,
-			strerror(errno));
-		return 1;
-	}
+	if (!(d = start_daemon(&st, &o.addr)))
+		die("cannot listen on '%s': %s", o.listen, strerror(errno));
 	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	port = info ? info->port : ntohs(sa.sin_port);
-	{
-		char host[INET_ADDRSTRLEN];
-		inet_ntop(AF_INET, &sa.sin_addr, host, sizeof(host));
-		printf("listening on %s:%d\n", host, port);
-		fflush(stdout);
-	}
+	inet_ntop(AF_INET, &o.addr.sin_addr, host, sizeof(host));
+	printf("listening on %s:%d\n", host, info ? info->port : ntohs(o.addr.sin_port));
+	fflush(stdout);
 	while (sigwait(&sigs, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
 		;
 	MHD_stop_daemon(d);
