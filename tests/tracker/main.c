@@ -223,10 +223,15 @@ static enum MHD_Result send_failure(struct MHD_Connection *c, int status,
 	size_t len;
 	char *data;
 
+	const char *why = status == 404 ? "The requested URL was not found on this server." :
+			  status == 414 ? "The requested URL's length exceeds the capacity "
+					  "limit for this server." :
+			  status == 413 ? "The request body is too large." :
+			  "The stand-in tracker was told to fail this request.";
+
 	buf_addf(&b, "<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\n"
 		 "<html><head>\n<title>%d Error</title>\n</head><body>\n"
-		 "<h1>Error %d</h1>\n<p>The stand-in tracker was told to fail "
-		 "this request.</p>\n</body></html>\n", status, status);
+		 "<h1>Error %d</h1>\n<p>%s</p>\n</body></html>\n", status, status, why);
 	data = buf_detach(&b, &len);
 	resp = MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
