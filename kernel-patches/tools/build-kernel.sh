@@ -9,9 +9,9 @@
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -ge 2 ] || { echo "usage: $0 SRC OUT [FRAGMENT...]" >&2; exit 2; }
-src=$(cd "$1" && pwd)
+src=$(cd "$1" && pwd -P)
 mkdir -p "$2"
-out=$(cd "$2" && pwd)
+out=$(cd "$2" && pwd -P)
 shift 2
 [ $# -gt 0 ] || set -- "$here/configs/base.config"
 cc=gcc
