@@ -135,11 +135,15 @@ struct db *http_write_db(struct http_request *req)
 
 const char *http_query(struct http_request *req, const char *name)
 {
+	if (!req->conn)
+		return NULL;	/* http_route() without a connection: no arguments */
 	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
 const char *http_header(struct http_request *req, const char *name)
 {
+	if (!req->conn)
+		return NULL;
 	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
 }
 
@@ -353,6 +357,26 @@ static void end_reads(struct db *db)
 		sqlite3_reset(st);
 }
 
+/* Call the route's handler; shared by the server and http_route(). */
+static void call_route(const struct route *route, bool method_ok, bool too_big,
+		       struct http_request *req, struct http_response *resp)
+{
+	if (!route)
+		return (void)http_error(resp, 404, "no such page: %s", req->path);
+	if (!method_ok) {
+		http_set_header(resp, "Allow", route->method);
+		return (void)http_error(resp, 405, "method %s not allowed here", req->method);
+	}
+	if (too_big)
+		return (void)http_error(resp, 413, "request body too large");
+	req->rest = route->match == ROUTE_PREFIX ? req->path + strlen(route->path) : "";
+	if (route->fn(req, resp)) {
+		log_error("http: %s %s failed", req->method, req->path);
+		http_error(resp, 500, "internal error");
+	}
+	end_reads(req->db);
+}
+
 static void dispatch(struct MHD_Connection *conn, const char *method, const char *url,
 		     struct request_state *st, struct http_response *resp)
 {
@@ -361,23 +385,12 @@ static void dispatch(struct MHD_Connection *conn, const char *method, const char
 		.body = st->body.ptr, .body_len = st->body.len,
 	};
 
-	if (!st->route)
-		return (void)http_error(resp, 404, "no such page: %s", url);
-	if (!st->method_ok) {
-		http_set_header(resp, "Allow", st->route->method);
-		return (void)http_error(resp, 405, "method %s not allowed here", method);
+	if (st->route && st->method_ok && !st->too_big) {
+		req.db = thread_db(read_db_key, true);
+		if (!req.db)
+			return (void)http_error(resp, 503, "database unavailable");
 	}
-	if (st->too_big)
-		return (void)http_error(resp, 413, "request body too large");
-	req.rest = st->route->match == ROUTE_PREFIX ? url + strlen(st->route->path) : "";
-	req.db = thread_db(read_db_key, true);
-	if (!req.db)
-		return (void)http_error(resp, 503, "database unavailable");
-	if (st->route->fn(&req, resp)) {
-		log_error("http: %s %s failed", method, url);
-		http_error(resp, 500, "internal error");
-	}
-	end_reads(req.db);
+	call_route(st->route, st->method_ok, st->too_big, &req, resp);
 }
 
 static bool valid_path(const char *url)
@@ -389,6 +402,21 @@ static bool valid_path(const char *url)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			return false;
 	return true;
+}
+
+int http_route(struct http_request *req, struct http_response *resp)
+{
+	const struct route *route = NULL;
+	bool method_ok = false;
+	size_t cap;
+
+	resp->is_api = !strncmp(req->path, "/api/", 5);
+	if (!valid_path(req->path))
+		return http_error(resp, 400, "bad path");
+	route = find_route(req->method, req->path, &method_ok);
+	cap = route && method_ok ? route->max_body : 0;
+	call_route(route, method_ok, req->body_len > cap, req, resp);
+	return 0;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,

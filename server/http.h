@@ -93,6 +93,14 @@ int http_error(struct http_response *resp, int status, const char *fmt, ...)
  */
 int http_require_token(struct http_request *req, struct http_response *resp);
 
+/*
+ * Route one request without a connection (the fuzz target and tests): req
+ * has method, path, body and db set and conn NULL, so the handler sees no
+ * query arguments or headers.  Fills resp as the server would; returns 0.
+ * The caller releases resp (body buf, fd, headers).
+ */
+int http_route(struct http_request *req, struct http_response *resp);
+
 /* Parse a positive decimal id that is the whole string; -1 if not. */
 int http_parse_id(const char *s, sqlite3_int64 *id);
 
