@@ -176,7 +176,9 @@ done
 
 # --- results ----------------------------------------------------------------
 say "5. verdicts"
-for id in $(bb job list --ids 2>/dev/null); do
+for id in $(bb job list --json 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+print(" ".join(str(j["id"]) for j in sorted(json.load(sys.stdin), key=lambda j: j["id"])))'); do
 	bb job show "$id" | sed 's/^/   /'
 	echo
 done
@@ -194,7 +196,19 @@ import json, sys; print("   whiteboard: %r" % json.load(sys.stdin)["bugs"][0]["w
 say "7. the digest, as the mailbox holds it"
 bb digest --send-now >"$DEMO/digest.out" 2>&1 || fail "digest: $(tail -1 "$DEMO/digest.out")"
 i=0; while [ $i -lt 50 ] && [ ! -s "$DEMO/mailbox" ]; do sleep 0.2; i=$((i + 1)); done
-if [ -s "$DEMO/mailbox" ]; then sed 's/^/   /' "$DEMO/mailbox"; else fail "no mail arrived"; fi
+if [ -s "$DEMO/mailbox" ]; then
+	/usr/bin/python3 - "$DEMO/mailbox" <<'PYEOF'
+import mailbox, sys
+for msg in mailbox.mbox(sys.argv[1]):
+    for h in ("Date", "From", "To", "Subject", "Message-ID", "List-Id"):
+        print("   %s: %s" % (h, msg[h]))
+    print()
+    body = msg.get_payload(decode=True).decode(msg.get_content_charset() or "utf-8")
+    print("\n".join("   " + l for l in body.splitlines()))
+PYEOF
+else
+	fail "no mail arrived"
+fi
 
 took=$(( $(date +%s) - started ))
 say "done in ${took}s$( [ $warm = 1 ] && echo ' (warm cache)')"
