@@ -436,14 +436,21 @@ static bool have_attachment_data(struct db *db, long id)
 	return have;
 }
 
-/* New comments and the attachments of one changed bug. */
+/*
+ * New comments and the attachments of one changed bug.  A bug new to us
+ * gets its attachments with their data in one request; for a known bug we
+ * ask for the metadata (flags may have changed) and fetch the data only of
+ * attachments we do not have.
+ */
 static int fetch_bug_details(struct poll_ctx *c, long bug_id)
 {
 	sqlite3_stmt *st = db_stmt(c->db, sql_poll_comment_since);
 	struct bz_attachment_list meta = { 0 };
-	char since[32] = "";
+	char since[32] = "", *have = stored_ltc(c->db, bug_id);
+	bool known = *have;
 	int ret = -1;
 
+	free(have);
 	if (st) {
 		sqlite3_bind_int64(st, 1, bug_id);
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
@@ -452,6 +459,10 @@ static int fetch_bug_details(struct poll_ctx *c, long bug_id)
 	}
 	if (bz_comments(&c->bz, bug_id, since, &c->f.comments))
 		goto out;
+	if (!known) {
+		ret = bz_attachments(&c->bz, bug_id, true, &c->f.attachments);
+		goto out;
+	}
 	if (bz_attachments(&c->bz, bug_id, false, &meta))
 		goto out;
 	for (size_t i = 0; i < meta.n; i++) {

@@ -48,7 +48,7 @@ like "and it was the last_change_time search" "$(cat "$TMP/req2")" \
 	'^GET /rest/bug\?last_change_time=[0-9T:-]+Z&.*include_fields=.* 200$'
 data_dump >"$TMP/after.dump"
 check "quiet poll changed nothing in the database" cmp "$TMP/before.dump" "$TMP/after.dump"
-is "poll_state counts the requests (6 + 1)" "$(sql "SELECT requests, last_error IS NULL FROM poll_state")" "7|1"
+is "poll_state counts the requests (5 + 1)" "$(sql "SELECT requests, last_error IS NULL FROM poll_state")" "6|1"
 
 # A new comment with an inline diff: picked up, one new candidate and job.
 cat >"$TMP/inline.txt" <<'EOF2'
