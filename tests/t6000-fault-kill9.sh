@@ -1,0 +1,112 @@
+#!/bin/sh
+# Fault survival: bugbridged killed with SIGKILL at random points of its
+# cycles (polling, posting comments and field updates, sending a digest),
+# 20 times in a row with restarts; and `bugbridge db migrate` killed the same
+# way.  Afterwards: every comment and update landed exactly once, every
+# digest arrived under one Message-ID, and the database passes
+# PRAGMA integrity_check.
+. "$(dirname "$0")/lib/test-lib.sh"
+. "$(dirname "$0")/lib/standin.sh"
+. "$(dirname "$0")/lib/digest-lib.sh"
+
+ROUNDS=${FAULT_ROUNDS:-20}
+plan 9
+
+# random_ms MAX: a random number of milliseconds below MAX.
+random_ms() { echo $(( $(od -An -N2 -tu2 /dev/urandom) % $1 )); }
+sleep_ms() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
+
+standin_start || { not_ok "bz-standin starts"; exit 1; }
+smtp_start || { not_ok "the SMTP server starts"; exit 1; }
+tracker_config "$TMP/bb.conf" <<EOF2
+watch_bugs = 9370, 9371, 9372
+poll_interval = 1
+timeout = 1
+retries = 1
+[web]
+listen = 127.0.0.1:$(free_port)
+[smtp]
+url = smtp://127.0.0.1:$SMTP_PORT
+to = linux-scsi@vger.kernel.org
+timeout = 1
+backoff = 1
+[digest]
+every = daily
+hour = 0
+EOF2
+bb --config "$TMP/bb.conf" db migrate >/dev/null 2>&1
+
+# Twelve results and three field updates waiting to go out, on three bugs.
+n=0
+for bug in 9370 9371 9372; do
+	for i in 1 2 3 4; do
+		n=$((n + 1))
+		sql "INSERT INTO outbox (kind, bug_id, job_id, marker, payload) VALUES ('comment', $bug,
+			$n, 'bugbridge-result: job $n', 'Result of job $n.' || char(10) || char(10) ||
+			'bugbridge-result: job $n' || char(10))"
+	done
+	sql "INSERT INTO outbox (kind, bug_id, marker, payload) VALUES ('update', $bug,
+		'bugbridge-state: bug $bug t', '{\"whiteboard\": \"[bugbridge: reproduced]\"}')"
+done
+
+i=0
+while [ $i -lt "$ROUNDS" ]; do
+	i=$((i + 1))
+	"$BB_BUILD/bugbridged" --config "$TMP/bb.conf" >>"$TMP/bbd.log" 2>&1 &
+	pid=$!
+	sleep_ms "$(random_ms 1500)"
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+done
+ok "bugbridged killed with SIGKILL $ROUNDS times at random points"
+diag "during the kills: $(sql "SELECT group_concat(state || '=' || n, ' ') FROM
+	(SELECT state, count(*) n FROM outbox GROUP BY state)")"
+
+# Let the survivors finish: rows left 'sending' are checked after the
+# tracker timeout, mail rows after their lease.
+tries=0
+while [ $tries -lt 20 ]; do
+	bbd --once --config "$TMP/bb.conf" >>"$TMP/settle.log" 2>&1
+	left=$(sql "SELECT count(*) FROM outbox WHERE state IN ('pending', 'sending')")
+	[ "$left" = 0 ] && break
+	sleep 1
+	tries=$((tries + 1))
+done
+is "every write is settled" "$left" 0
+is "none failed" "$(sql "SELECT count(*) FROM outbox WHERE state NOT IN ('sent')")" 0
+
+dups=""
+missing=""
+for job in $(seq 1 12); do
+	bug=$(sql "SELECT bug_id FROM outbox WHERE job_id = $job")
+	c=$(count_marker "$bug" "bugbridge-result: job $job")
+	[ "$c" = 1 ] || { [ "$c" = 0 ] && missing="$missing $job" || dups="$dups $job($c)"; }
+done
+is "no result comment posted twice" "$dups" ""
+is "no result comment lost" "$missing" ""
+wb=$(for bug in 9370 9371 9372; do
+	curl -s "$STANDIN_URL/rest/bug/$bug?include_fields=whiteboard" | python3 -c '
+import json, sys; print(json.load(sys.stdin)["bugs"][0]["whiteboard"])'; done | sort -u)
+is "every field update landed" "$wb" "[bugbridge: reproduced]"
+
+digests=$(sql "SELECT count(*) FROM digests")
+ids=$(grep -h '^Message-ID:' "$MAILDIR"/new/* "$MAILDIR"/cur/* 2>/dev/null | sort -u | wc -l)
+is "each digest arrived, under one Message-ID each ($digests recorded)" "$ids" "$digests"
+is "the database passes PRAGMA integrity_check" "$(sql 'PRAGMA integrity_check')" ok
+
+# Migrations killed part-way: the next run completes them.
+bad=""
+i=0
+while [ $i -lt "$ROUNDS" ]; do
+	i=$((i + 1))
+	rm -f "$TMP/m.db" "$TMP/m.db-wal" "$TMP/m.db-shm"
+	BUGBRIDGE_DB_PATH=$TMP/m.db "$BB_BUILD/bugbridge" db migrate >/dev/null 2>&1 &
+	pid=$!
+	sleep_ms "$(random_ms 40)"
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	BUGBRIDGE_DB_PATH=$TMP/m.db "$BB_BUILD/bugbridge" db migrate >/dev/null 2>&1 || bad="$bad round$i:migrate"
+	[ "$(sqlite3 "$TMP/m.db" 'PRAGMA integrity_check')" = ok ] || bad="$bad round$i:integrity"
+	[ "$(sqlite3 "$TMP/m.db" .schema | md5sum)" = "$(sql .schema | md5sum)" ] || bad="$bad round$i:schema"
+done
+is "migrations killed at random points complete on the next run, intact" "$bad" ""
