@@ -188,6 +188,8 @@ int build_suite(struct run *r)
 	ch.log_path = log_path.ptr;
 	ch.timeout = 600;
 	ch.cancel = &r->cancel;
+	ch.tick = run_tick;
+	ch.tick_arg = r;
 	if (child_run(&ch) || ch.exit_code) {
 		buf_addf(&r->infra, "cannot build the guest suite (see %s)", log_path.ptr);
 		goto out;

@@ -31,12 +31,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int run_quiet(const char *const *argv, const char *cwd, const char *log_path,
-		     struct buf *capture)
+/* Run a helper (tar, cp, make kernelversion), keeping the job's lease alive. */
+static int run_quiet(struct run *r, const char *const *argv, const char *cwd,
+		     const char *log_path, struct buf *capture)
 {
 	struct child ch = CHILD_INIT;
 
 	ch.argv = argv;
+	ch.tick = run_tick;
+	ch.tick_arg = r;
+	ch.cancel = &r->cancel;
 	ch.cwd = cwd;
 	ch.log_path = log_path;
 	ch.capture = capture;
@@ -66,7 +70,7 @@ static int extract(struct run *r, const char *basedir, const char *name)
 		goto out;
 	tar[4] = tmp.ptr;
 	log_info("runner: extracting %s (once)", tarball);
-	if (run_quiet(tar, NULL, NULL, NULL)) {
+	if (run_quiet(r, tar, NULL, NULL, NULL)) {
 		buf_addf(&r->infra, "cannot extract '%s'", tarball);
 		goto out;
 	}
@@ -97,7 +101,7 @@ static int record_version(struct run *r, const char *tree, const char *path)
 	int fd, ret = -1;
 
 	buf_init(&v, 4096);
-	if (run_quiet(argv, tree, NULL, &v)) {
+	if (run_quiet(r, argv, tree, NULL, &v)) {
 		buf_addstr(&r->infra, "cannot read the base's kernelversion");
 		goto out;
 	}
@@ -182,14 +186,14 @@ int tree_make(struct run *r, struct variant *v)
 
 	if (remove_tree(v->dir) || mkdir_p(v->dir, 0755))
 		goto out;
-	if (run_quiet(cp_al, NULL, NULL, NULL)) {
+	if (run_quiet(r, cp_al, NULL, NULL, NULL)) {
 		buf_addf(&r->infra, "cannot make the tree '%s'", v->tree);
 		goto out;
 	}
 	seed_path(r, &seed);
 	if (path_exists(seed.ptr)) {
 		cp_seed[2] = seed.ptr;
-		if (run_quiet(cp_seed, NULL, NULL, NULL)) {
+		if (run_quiet(r, cp_seed, NULL, NULL, NULL)) {
 			buf_addf(&r->infra, "cannot copy the seed build '%s'", seed.ptr);
 			goto out;
 		}
@@ -226,7 +230,7 @@ int tree_save_seed(struct run *r, struct variant *v)
 		goto out;
 	if (mkdir_p(dirname_of(seed.ptr, &parent), 0755))
 		goto out;
-	if (run_quiet(cp, NULL, NULL, NULL))
+	if (run_quiet(r, cp, NULL, NULL, NULL))
 		goto out;
 	if (rename(tmp.ptr, seed.ptr) && errno != ENOTEMPTY && errno != EEXIST) {
 		error("cannot keep the seed build '%s': %s", seed.ptr, strerror(errno));

@@ -9,11 +9,12 @@ runner_require
 
 plan 8
 runner_setup <<EOF2
-lease = 10
+lease = 30
 EOF2
 
 id=$(bb job add --bug 9370 --none 2>/dev/null)
-bbrunner >"$TMP/runner1.log" 2>&1 &
+# the binary itself, not a shell function's subshell: kill -9 must hit the runner
+"$BB_BUILD/bugbridge-runner" >"$TMP/runner1.log" 2>&1 &
 pid=$!
 i=0
 while [ $i -lt 1200 ] && [ "$(job_field $id stage)" != build ]; do
