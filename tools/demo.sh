@@ -63,7 +63,7 @@ bb() { "$BIN/bugbridge" --config "$DEMO/bugbridge.conf" "$@"; }
 
 rm -rf "$DEMO"
 mkdir -p "$DEMO" "$CACHE"
-if [ -d "$CACHE/trees" ] || [ -d "$CACHE/builds" ]; then
+if [ -d "$CACHE/seed" ] && [ -n "$(ls "$CACHE/seed" 2>/dev/null)" ]; then
 	warm=1
 	say "bugbridge demo (kernel cache in $CACHE is warm: this run reuses it)"
 else
@@ -146,6 +146,7 @@ wait_port "$WEB_PORT" || fail "dashboard did not start (see $DEMO/bugbridged.log
 # --- progress --------------------------------------------------------------
 say "4. poll, build, boot, test, post (progress)"
 last=""
+last_print=$(date +%s)
 deadline=$(( $(date +%s) + ${DEMO_TIMEOUT:-2400} ))
 while :; do
 	now=$(date +%s)
@@ -157,6 +158,15 @@ while :; do
 	if [ "$line" != "$last" ]; then
 		printf '   [%4ds] %s\n' "$((now - started))" "$(bb job list 2>/dev/null | sed '2,$s/^/          /')"
 		last=$line
+		last_print=$now
+	elif [ $((now - last_print)) -ge 30 ]; then
+		# A cold kernel build is minutes of one stage: say it is alive.
+		printf '   [%4ds] still working: %s\n' "$((now - started))" \
+			"$(bb job list --json 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+print("; ".join("job %d %s" % (j["id"], j["progress"]) for j in json.load(sys.stdin)
+                if j["state"] == "running"))')"
+		last_print=$now
 	fi
 	counts=$(bb status --json 2>/dev/null | python3 -c '
 import json, sys
