@@ -26,6 +26,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +178,69 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+#define TEST_TIMEOUT_S 90
+
+/* Run a test in a child process, so that a test stuck in the kernel costs
+ * its own verdict ("no result after 90 s") and not the rest of the suite.
+ * The child prints its diagnostics itself and sends back "P" or "F" and its
+ * reason.  kernel-log-clean runs in place: it needs the parent's record of
+ * which windows were charged. */
+static int run_isolated(const struct test *t)
+{
+	char msg[sizeof(reason) + 1];
+	size_t got = 0;
+	double deadline = now() + TEST_TIMEOUT_S;
+	int pfd[2], st;
+	pid_t pid;
+
+	if (t->fn == t_kernel_log_clean || pipe(pfd))
+		return t->fn();
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return t->fn();
+	}
+	if (pid == 0) {
+		close(pfd[0]);
+		kmsg_reopen();
+		msg[0] = t->fn() ? 'F' : 'P';
+		snprintf(msg + 1, sizeof(msg) - 1, "%s", reason);
+		fflush(stdout);
+		if (write(pfd[1], msg, strlen(msg)) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	for (;;) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		int left = (int)((deadline - now()) * 1000);
+		ssize_t n;
+
+		if (left <= 0 || poll(&p, 1, left) == 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, WNOHANG);
+			close(pfd[0]);
+			return fail("no result after %d s: the test is stuck (kernel hang?)",
+				    TEST_TIMEOUT_S);
+		}
+		n = read(pfd[0], msg + got, sizeof(msg) - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(pfd[0]);
+	msg[got] = '\0';
+	waitpid(pid, &st, 0);
+	if (!got)
+		return fail("the test process died (wait status 0x%x)", st);
+	snprintf(reason, sizeof(reason), "%s", msg + 1);
+	return msg[0] == 'P' ? 0 : -1;
+}
+
 static void reset_devices(void)
 {
 	if (dev_node(ROLE_SDEBUG))
@@ -211,7 +277,7 @@ int main(int argc, char **argv)
 
 		reason[0] = '\0';
 		reset_devices();
-		ret = run[i]->fn();
+		ret = run_isolated(run[i]);
 		reset_devices();
 		end = kmsg_mark();
 		if (run[i]->fn != t_kernel_log_clean) {

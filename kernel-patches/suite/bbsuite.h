@@ -99,6 +99,7 @@ int bbtest_log_count(unsigned int lun, uint64_t lba, uint64_t n, int *oob);
 
 /* bbutil.c: kernel log, read from /dev/kmsg */
 int kmsg_open(void);
+void kmsg_reopen(void);				/* own read position (child) */
 void kmsg_sync(void);
 size_t kmsg_mark(void);				/* records read so far */
 size_t kmsg_count(void);

@@ -358,6 +358,16 @@ void kmsg_sync(void)
 	}
 }
 
+void kmsg_reopen(void)
+{
+	if (kmsg_fd >= 0)
+		close(kmsg_fd);
+	for (size_t i = 0; i < kmsg_n; i++)
+		free(kmsg_lines[i]);
+	kmsg_n = 0;
+	kmsg_open();
+}
+
 size_t kmsg_mark(void)
 {
 	kmsg_sync();
