@@ -114,10 +114,11 @@ for variant in base srfix; do
 		diag "$(tail -20 "$TMP/run-$variant.out" 2>/dev/null)"
 	fi
 	if [ -f "$TMP/run-$variant/ktap.txt" ] &&
-	   python3 "$KP/tools/ktap-check.py" --parse-only "$TMP/run-$variant/ktap.txt" >"$TMP/check-$variant" 2>&1; then
-		ok "$variant: the report parses as KTAP version 1"
+	   python3 "$KP/tools/ktap-check.py" --parse-only --kunit "$KDEV/linux/tools/testing/kunit" \
+		"$TMP/run-$variant/ktap.txt" >"$TMP/check-$variant" 2>&1; then
+		ok "$variant: the report parses as KTAP version 1 (ours and the kernel's kunit_parser agree)"
 	else
-		not_ok "$variant: the report parses as KTAP version 1"; diag "$(cat "$TMP/check-$variant" 2>/dev/null)"
+		not_ok "$variant: the report parses as KTAP version 1 (ours and the kernel's kunit_parser agree)"; diag "$(cat "$TMP/check-$variant" 2>/dev/null)"
 	fi
 	if [ -f "$TMP/run-$variant/ktap.txt" ] &&
 	   python3 "$KP/tools/ktap-check.py" "$TMP/run-$variant/ktap.txt" "$@" >"$TMP/expect-$variant" 2>&1; then

@@ -2,6 +2,7 @@
 """ktap-check.py: check a KTAP report from bbsuite, and what it says.
 
   ktap-check.py FILE [--fail NAME[:TEXT]]... [--names] [--parse-only]
+               [--kunit DIR]
 
 Parsing follows Documentation/dev-tools/ktap.rst and the kernel's
 tools/testing/kunit/kunit_parser.py: a "KTAP version 1" header, a plan
@@ -12,7 +13,9 @@ prints nothing else after its header).
 Expectations: every test must be "ok" except the ones named with --fail,
 which must be "not ok" with TEXT (if given) in their result line or in the
 diagnostics printed just before it.  --names prints "ok|not ok NAME" per
-test.  --parse-only checks the syntax alone.  Exit status 0 when the report parses and meets the expectations;
+test.  --parse-only checks the syntax alone.  --kunit DIR also runs the
+kernel's own parser (DIR = a tree's tools/testing/kunit) and requires it to
+read the same tests with the same ok/not ok.  Exit status 0 when the report parses and meets the expectations;
 otherwise 1, with the reasons on stdout as "# " lines.
 """
 import re
@@ -63,8 +66,28 @@ def parse(lines):
     return results, errors
 
 
+def kunit_compare(kdir, lines, results):
+    """Parse with tools/testing/kunit/kunit_parser.py; list disagreements."""
+    import io
+    import contextlib
+    sys.path.insert(0, kdir)
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:    # its printer binds sys.stdout when imported
+            import kunit_parser
+        except ImportError as e:
+            return ["cannot import kunit_parser from %s: %s" % (kdir, e)]
+        test = kunit_parser.parse_run_tests(lines)
+    theirs = [(t.name, t.status.name == "SUCCESS") for t in test.subtests]
+    ours = [(name, ok) for ok, _, name, _, _ in results]
+    if theirs != ours:
+        return ["kunit_parser reads %s, we read %s" % (theirs, ours)]
+    if test.counts.errors:
+        return ["kunit_parser reports %d parse errors" % test.counts.errors]
+    return []
+
+
 def main(argv):
-    path, fails, names, parse_only = None, {}, False, False
+    path, fails, names, parse_only, kunit = None, {}, False, False, None
     args = iter(argv[1:])
     for a in args:
         if a == "--fail":
@@ -75,6 +98,8 @@ def main(argv):
             names = True
         elif a == "--parse-only":
             parse_only = True
+        elif a == "--kunit":
+            kunit = next(args)
         else:
             path = a
     if not path:
@@ -102,6 +127,8 @@ def main(argv):
     for name in fails:
         if name not in seen and not parse_only:
             errors.append("%s: missing from the report" % name)
+    if kunit:
+        errors += kunit_compare(kunit, lines, results)
     for e in errors:
         print("# " + e)
     return 1 if errors else 0
