@@ -168,13 +168,15 @@ print("; ".join("job %d %s" % (j["id"], j["progress"]) for j in json.load(sys.st
                 if j["state"] == "running"))')"
 		last_print=$now
 	fi
-	counts=$(bb status --json 2>/dev/null | python3 -c '
-import json, sys
-s = json.load(sys.stdin)
-j, o = s["jobs"], s["outbox"]
-print(j["queued"] + j["running"], o["pending"] + o["sending"], j["done"])' 2>/dev/null)
+	# Done when no job is waiting or running, triage has reported every
+	# finished job (it may queue a re-run), and the outbox is empty.
+	counts=$(sqlite3 -batch "$DEMO/bugbridge.db" "SELECT
+		(SELECT count(*) FROM jobs WHERE state IN ('queued', 'running')),
+		(SELECT count(*) FROM jobs WHERE state = 'done' AND reported = 0),
+		(SELECT count(*) FROM outbox WHERE state IN ('pending', 'sending')),
+		(SELECT count(*) FROM jobs WHERE state = 'done')" 2>/dev/null | tr '|' ' ')
 	set -- $counts
-	if [ "${1:-1}" = 0 ] && [ "${2:-1}" = 0 ] && [ "${3:-0}" -gt 0 ]; then
+	if [ "${1:-1}" = 0 ] && [ "${2:-1}" = 0 ] && [ "${3:-1}" = 0 ] && [ "${4:-0}" -gt 0 ]; then
 		break
 	fi
 	if ! kill -0 "$RUNNER_PID" 2>/dev/null; then
