@@ -39,6 +39,7 @@ DB_SQL(sql_job_claim_id,
 DB_SQL(sql_job_renew,
        "UPDATE jobs SET lease_expires = ?1 WHERE id = ?2 AND runner = ?3"
        " AND state = 'running' RETURNING cancel");
+DB_SQL(sql_job_cancel_flag, "SELECT cancel FROM jobs WHERE id = ?");
 DB_SQL(sql_job_progress,
        "UPDATE jobs SET stage = coalesce(?1, stage), progress = ?2"
        " WHERE id = ?3 AND runner = ?4 AND state = 'running'");
@@ -220,6 +221,20 @@ int job_renew(const struct job *job, struct db *db, int lease, bool *cancel)
 	if (rc != SQLITE_ROW)
 		return error("job: lease of job %lld lost", (long long)job->id);
 	return 0;
+}
+
+bool job_cancel_requested(const struct job *job, struct db *db)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_job_cancel_flag);
+	bool cancel = false;
+
+	if (!st)
+		return false;
+	sqlite3_bind_int64(st, 1, job->id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		cancel = sqlite3_column_int(st, 0) != 0;
+	sqlite3_reset(st);
+	return cancel;
 }
 
 int job_progress(const struct job *job, struct db *db, const char *stage, const char *text)

@@ -60,6 +60,8 @@ int job_claim_id(struct db *db, sqlite3_int64 id, const char *runner, int lease,
  * *cancel gets the job's cancel flag.
  */
 int job_renew(const struct job *job, struct db *db, int lease, bool *cancel);
+/* The job's cancel flag (a cheap read, polled more often than the lease). */
+bool job_cancel_requested(const struct job *job, struct db *db);
 /* The progress line shown while the job runs (jobs.progress, jobs.stage). */
 int job_progress(const struct job *job, struct db *db, const char *stage, const char *text);
 

@@ -62,6 +62,13 @@ void run_tick(void *arg)
 
 	if (r->stop && *r->stop)
 		r->cancel = 1;
+	if (now - r->last_cancel_check >= 2) {
+		r->last_cancel_check = now;
+		if (job_cancel_requested(r->job, r->db)) {
+			r->cancelled = true;
+			r->cancel = 1;
+		}
+	}
 	if (now - r->last_renew < (lease > 3 ? lease / 3 : 1))
 		return;
 	r->last_renew = now;
@@ -799,7 +806,10 @@ int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop)
 		cleanup(&r, &patched);
 	}
 report:
-	if (r.stage_id)
+	if (r.stage_id && (r.cancelled || r.lease_lost || (stop && *stop)))
+		run_stage_end(&r, "failed", r.cancelled ? "cancelled" : r.lease_lost ? "lease lost"
+			      : "runner stopped");
+	else if (r.stage_id)
 		run_stage_end(&r, r.infra.len ? "failed" : "ok", r.infra.len ? r.infra.ptr : NULL);
 	if (r.lease_lost) {
 		log_warn("runner: job %lld: lease lost; dropping the run", (long long)job->id);

@@ -122,6 +122,7 @@ struct run {
 	bool lease_lost;
 	bool cancelled;
 	double last_renew;
+	double last_cancel_check;
 	char *cache;			/* cache dir */
 	char *patches_dir;		/* kernel-patches */
 	char *base_tree;		/* pristine baseline */
