@@ -33,7 +33,7 @@ const struct config_key config_keys[] = {
 	{ "tracker", "timeout", CONF_INT, "60", NULL, 0,
 	  "seconds for a whole request" },
 	{ "tracker", "retries", CONF_INT, "4", NULL, 0,
-	  "retries of a failed read (timeouts, 5xx, 429) with exponential backoff" },
+	  "retries of a failed request (timeouts, 5xx, 429) with exponential backoff; writes are retried through the outbox" },
 	{ "tracker", "backoff_ms", CONF_INT, "500", NULL, 0,
 	  "first retry delay in milliseconds (doubled each time, with jitter)" },
 	{ "tracker", "max_response", CONF_INT, "67108864", NULL, 0,
