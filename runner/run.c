@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+DB_SQL(sql_run_logdir_get, "SELECT coalesce(log_dir, '') FROM jobs WHERE id = ?");
+DB_SQL(sql_run_logdir_set, "UPDATE jobs SET log_dir = ? WHERE id = ? AND runner = ?");
 DB_SQL(sql_run_baseline_get,
        "SELECT job_id, verdict, detail FROM baseline_runs WHERE key = ?");
 DB_SQL(sql_run_baseline_tests,
@@ -720,6 +722,42 @@ static void run_release(struct run *r)
 	buf_release(&r->infra);
 }
 
+/*
+ * A runner killed mid-job leaves its trees behind; the run that takes the
+ * job over removes them (the logs stay) and records its own log dir, so
+ * `job show` points at the live attempt.
+ */
+static void drop_old_trees(struct run *r)
+{
+	sqlite3_stmt *st = db_stmt(r->db, sql_run_logdir_get);
+	struct buf old = BUF_INIT, path = BUF_INIT;
+
+	if (st) {
+		sqlite3_bind_int64(st, 1, r->job->id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			buf_addstr(&old, db_col_text(st, 0));
+		sqlite3_reset(st);
+	}
+	if (old.len > 5 && !strcmp(old.ptr + old.len - 5, "/logs") && strcmp(old.ptr, r->logs) &&
+	    !strncmp(old.ptr, r->cache, strlen(r->cache))) {
+		buf_setlen(&old, old.len - 5);
+		for (int i = 0; i < 2; i++) {
+			buf_reset(&path);
+			buf_addf(&path, "%s/%s", old.ptr, i ? "baseline" : "patched");
+			remove_tree(path.ptr);
+		}
+	}
+	st = db_stmt(r->db, sql_run_logdir_set);
+	if (st) {
+		db_bind_text(st, 1, r->logs);
+		sqlite3_bind_int64(st, 2, r->job->id);
+		db_bind_text(st, 3, r->job->runner);
+		db_step_done(r->db, st);
+	}
+	buf_release(&old);
+	buf_release(&path);
+}
+
 static int run_setup(struct run *r)
 {
 	struct buf b = BUF_INIT;
@@ -761,6 +799,7 @@ static int run_setup(struct run *r)
 		buf_addf(&r->infra, "cannot create '%s'", r->logs);
 		return -1;
 	}
+	drop_old_trees(r);
 	return 0;
 }
 
