@@ -5,6 +5,7 @@
  *                run it, release it on SIGTERM
  *   run.c        one job: prepare, then each variant (baseline, patched)
  *                through apply, configure, build, boot, test; then report
+ *   boot.c       the boot and test stages: suite boots, flake re-runs
  *   paths.c      where things live: cache dir, kernel-patches dir
  *   sandbox.c    argv prefixes that confine untrusted builds (bwrap/unshare)
  *   tree.c       pristine baseline (extracted once), per-job trees, seeds
@@ -150,6 +151,13 @@ void run_tick(void *arg);
 /* Stage bookkeeping (job_stages + progress). */
 int run_stage(struct run *r, struct variant *v, const char *stage);
 int run_stage_end(struct run *r, const char *status, const char *detail);
+/* End the variant with a verdict of the patch's making (and its stage). */
+void run_fail_with(struct variant *v, const char *verdict, const char *detail);
+/* boot.c: the boot and test stages; -1 when the variant ended (verdict or infra). */
+int run_boot(struct run *r, struct variant *v);
+int run_reruns(struct run *r, struct variant *v);
+/* The variant's verdict (pass/fail) and detail from its tests. */
+void run_summarise(struct variant *v);
 /* Free a patch list. */
 void patch_items_free(struct patch_item *items, int n);
 

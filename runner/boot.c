@@ -1,0 +1,275 @@
+/*
+ * boot: the boot and test stages of a variant.  Each scenario boot runs
+ * once with the whole suite; its console gives the KTAP results and the
+ * kernel problems (signatures).  A panic or a hang ends the variant with
+ * that verdict, naming the tests that never reported.  Then each failing
+ * test is booted again alone (bbsuite.only=NAME) flake_retries times, and
+ * its runs and failures decide pass, fail or flaky.  run.c calls these.
+ */
+#include "runner.h"
+#include "config.h"
+#include "log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The tests of one boot, with "kernel crashed" for those it never reached. */
+static void collect_tests(struct variant *v, const struct scenario_boot *sb,
+			  const struct ktap_result *k, bool crashed)
+{
+	for (int i = 0; i < k->ntests; i++) {
+		v->tests = realloc(v->tests, (v->ntests + 1) * sizeof(*v->tests));
+		if (!v->tests)
+			abort();
+		vtest_from_ktap(&k->tests[i], &v->tests[v->ntests++]);
+	}
+	if (!crashed)
+		return;
+	for (int j = 0; j < sb->ntests; j++) {
+		bool seen = false;
+		for (int i = 0; i < k->ntests && !seen; i++)
+			seen = !strcmp(k->tests[i].name, sb->tests[j]);
+		if (seen)
+			continue;
+		v->tests = realloc(v->tests, (v->ntests + 1) * sizeof(*v->tests));
+		if (!v->tests)
+			abort();
+		struct vtest *t = &v->tests[v->ntests++];
+		memset(t, 0, sizeof(*t));
+		t->name = strdup(sb->tests[j]);
+		t->status = strdup("fail");
+		t->runs = t->failures = 1;
+		t->diag = strdup("kernel crashed before the test reported");
+	}
+}
+
+/* Add this console's problems to the variant's; true if it panicked. */
+static bool merge_problems(struct variant *v, const struct buf *console)
+{
+	struct logscan_result found;
+	bool panicked;
+
+	logscan(console->ptr, console->len, &found);
+	for (int i = 0; i < found.n; i++) {
+		struct logscan_problem *p = &found.items[i];
+		bool dup = false;
+		for (int j = 0; j < v->problems->n && !dup; j++)
+			if (!strcmp(v->problems->items[j].hash, p->hash)) {
+				v->problems->items[j].count += p->count;
+				dup = true;
+			}
+		if (dup)
+			continue;
+		v->problems->items = realloc(v->problems->items,
+					     (v->problems->n + 1) * sizeof(*v->problems->items));
+		if (!v->problems->items)
+			abort();
+		v->problems->items[v->problems->n++] = *p;
+		memset(p, 0, sizeof(*p));
+	}
+	v->problems->panicked |= found.panicked;
+	panicked = found.panicked;
+	logscan_release(&found);
+	return panicked;
+}
+
+static const char *panic_title(const struct variant *v)
+{
+	for (int i = 0; i < v->problems->n; i++)
+		if (strcmp(v->problems->items[i].kind, "eod") &&
+		    strcmp(v->problems->items[i].kind, "warning"))
+			return v->problems->items[i].title;
+	return v->problems->n ? v->problems->items[0].title : "kernel panic";
+}
+
+/* One boot: 0 and the results in v, or -1 (v->verdict or r->infra set). */
+static int boot_once(struct run *r, struct variant *v, const struct scenario_boot *sb,
+		     const char *only, int run_no, struct ktap_result *k, struct buf *console)
+{
+	struct buf kernel = BUF_INIT, initrd = BUF_INIT, cpath = BUF_INIT, images = BUF_INIT;
+	struct boot b = { 0 };
+	bool panicked;
+	int ret = -1;
+
+	buf_addf(&kernel, "%s/arch/x86/boot/bzImage", v->out);
+	buf_addf(&initrd, "%s/initramfs.cpio", r->jobdir);
+	buf_addf(&images, "%s/images", v->dir);
+	if (only)
+		buf_addf(&cpath, "%s/%s-console-%s-%s-%d.log", v->logs, v->name, sb->name, only,
+			 run_no);
+	else
+		buf_addf(&cpath, "%s/%s-console-%s.log", v->logs, v->name, sb->name);
+	if (!path_exists(initrd.ptr) && initramfs_make(r, initrd.ptr))
+		goto out;
+	if (!r->accel)
+		qemu_pick_accel(r, kernel.ptr, initrd.ptr);
+	b.sb = sb;
+	b.kernel = kernel.ptr;
+	b.initrd = initrd.ptr;
+	b.only = only;
+	b.console_path = cpath.ptr;
+	b.images_dir = images.ptr;
+	buf_init(console, cfg_int("runner.max_console"));
+	if (qemu_boot(r, &b, console))
+		goto out;
+	if (b.cancelled)
+		goto out;
+	if (!b.timed_out && b.exit_code && !strstr(console->ptr, "Linux version")) {
+		buf_addf(&r->infra, "qemu exited with %d before the kernel started (see %s)",
+			 b.exit_code, cpath.ptr);
+		goto out;
+	}
+	panicked = merge_problems(v, console);
+	ktap_parse(console->ptr, console->len, k);
+	if (panicked) {
+		struct buf d = BUF_INIT;
+		buf_addf(&d, "kernel panic during %s%s: %s", only ? "test " : "boot ",
+			 only ? only : sb->name, panic_title(v));
+		if (!only) {
+			/* a crash in a re-run is one failed run, not the verdict */
+			run_fail_with(v, "panic", d.ptr);
+			collect_tests(v, sb, k, true);
+		}
+		buf_release(&d);
+		goto out;
+	}
+	if (b.timed_out) {
+		struct buf d = BUF_INIT;
+		buf_addf(&d, "guest did not finish within %d s (boot %s%s%s; %d test results"
+			 " before it hung)", sb->timeout && sb->timeout < cfg_int("runner.boot_timeout")
+			 ? sb->timeout : (int)cfg_int("runner.boot_timeout"), sb->name,
+			 only ? ", test " : "", only ? only : "", k->ntests);
+		if (!only) {
+			run_fail_with(v, "boot-timeout", d.ptr);
+			collect_tests(v, sb, k, true);
+		}
+		buf_release(&d);
+		goto out;
+	}
+	ret = 0;
+out:
+	buf_release(&kernel);
+	buf_release(&initrd);
+	buf_release(&cpath);
+	buf_release(&images);
+	return ret;
+}
+
+int run_boot(struct run *r, struct variant *v)
+{
+	run_stage(r, v, "boot");
+	for (int i = 0; i < r->scenario->nboots; i++) {
+		const struct scenario_boot *sb = &r->scenario->boots[i];
+		struct ktap_result k = { 0 };
+		struct buf console = BUF_INIT;
+		int rc = boot_once(r, v, sb, NULL, 0, &k, &console);
+
+		if (!rc) {
+			if (!k.seen_version || !k.ntests) {
+				run_fail_with(v, "fail", "the guest suite printed no KTAP results");
+				collect_tests(v, sb, &k, true);
+			} else {
+				collect_tests(v, sb, &k, k.planned > k.ntests);
+			}
+		}
+		if (!rc && i == 0)
+			run_stage(r, v, "test");
+		ktap_release(&k);
+		buf_release(&console);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Tests that judge the whole boot (its kernel log) would judge an empty boot
+ * when run alone, and so are never re-run: their one result stands.
+ */
+static const char *const whole_boot_tests[] = { "kernel-log-clean", NULL };
+
+static bool whole_boot(const char *name)
+{
+	for (int i = 0; whole_boot_tests[i]; i++)
+		if (!strcmp(name, whole_boot_tests[i]))
+			return true;
+	return false;
+}
+
+/* Re-run each failing test alone, flake_retries times. */
+int run_reruns(struct run *r, struct variant *v)
+{
+	int retries = cfg_int("runner.flake_retries");
+
+	for (int i = 0; i < v->ntests; i++) {
+		struct vtest *t = &v->tests[i];
+		const struct scenario_boot *sb;
+		if (strcmp(t->status, "fail") || whole_boot(t->name))
+			continue;
+		sb = scenario_boot_for(r->scenario, t->name);
+		if (!sb)
+			continue;
+		for (int n = 1; n <= retries; n++) {
+			struct ktap_result k = { 0 };
+			struct buf console = BUF_INIT, prog = BUF_INIT;
+			bool failed = true;
+			const char *diag = NULL;
+
+			buf_addf(&prog, "%s: test: re-running %s (%d/%d)", v->name, t->name, n,
+				 retries);
+			job_progress(r->job, r->db, "test", prog.ptr);
+			buf_release(&prog);
+			/* a crash or hang in a re-run counts as a failed run */
+			if (boot_once(r, v, sb, t->name, n, &k, &console) &&
+			    (r->infra.len || r->cancel)) {
+				ktap_release(&k);
+				buf_release(&console);
+				return -1;
+			}
+			for (int j = 0; j < k.ntests; j++)
+				if (!strcmp(k.tests[j].name, t->name)) {
+					failed = k.tests[j].status == KTAP_FAIL;
+					diag = k.tests[j].reason;
+				}
+			vtest_add_rerun(t, failed, diag);
+			ktap_release(&k);
+			buf_release(&console);
+		}
+	}
+	return 0;
+}
+
+void run_summarise(struct variant *v)
+{
+	struct buf d = BUF_INIT;
+	int failed = 0, flaky = 0;
+
+	for (int i = 0; i < v->ntests; i++) {
+		const struct vtest *t = &v->tests[i];
+		if (strcmp(t->status, "fail") && strcmp(t->status, "flaky"))
+			continue;
+		buf_addf(&d, "%s%s: ", d.len ? "\n" : "", t->name);
+		vtest_summary(t, &d);
+		if (*t->diag) {
+			const char *nl = strchr(t->diag, '\n');
+			buf_addf(&d, " (%.*s)", nl ? (int)(nl - t->diag) : (int)strlen(t->diag),
+				 t->diag);
+		}
+		if (!strcmp(t->status, "fail"))
+			failed++;
+		else
+			flaky++;
+	}
+	if (!v->verdict) {
+		v->verdict = failed ? "fail" : "pass";
+		buf_reset(&v->detail);
+		buf_addf(&v->detail, "%d tests: %d failed%s", v->ntests, failed,
+			 flaky ? ", some flaky" : "");
+	}
+	if (d.len) {
+		buf_addch(&v->detail, '\n');
+		buf_addstr(&v->detail, d.ptr);
+	}
+	buf_release(&d);
+}
