@@ -3,8 +3,8 @@
  *
  *   prepare   baseline tree (extracted once), suite binary, the candidate's
  *             patches, the harness series, the scenario file
- *   per variant (the baseline first when the job asks for one, then the
- *   patched tree):
+ *   per variant (the patched one first, then the baseline when the job asks
+ *   for one and the patched run reached the suite):
  *     apply      candidate patches (dry run first), then the harness
  *     configure  tinyconfig + fragments, checked
  *     build      make bzImage (incremental from the seed build)
@@ -567,7 +567,17 @@ int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop)
 	if (run_setup(&r) || prepare(&r))
 		goto report;
 	variant_init(&r, &patched, "patched", r.npatches);
-	with_base = job->with_baseline && r.npatches > 0;
+	if (run_variant(&r, &patched) && !r.infra.len && !r.cancel)
+		buf_addstr(&r.infra, "run ended without a verdict");
+	cleanup(&r, &patched);
+	/*
+	 * The baseline only after the patched run, and only when that ran the
+	 * suite: a patch that does not apply or build has nothing to compare,
+	 * and a cold baseline build costs minutes.
+	 */
+	with_base = job->with_baseline && r.npatches > 0 && !r.infra.len && !r.cancel &&
+		    patched.verdict && (!strcmp(patched.verdict, "pass") ||
+					!strcmp(patched.verdict, "fail"));
 	if (with_base) {
 		variant_init(&r, &base, "baseline", 0);
 		if (!baseline_from_cache(&r, &base)) {
@@ -578,11 +588,6 @@ int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop)
 			    (!strcmp(base.verdict, "pass") || !strcmp(base.verdict, "fail")))
 				baseline_remember(&r, &base);
 		}
-	}
-	if (!r.infra.len && !r.cancel) {
-		if (run_variant(&r, &patched) && !r.infra.len && !r.cancel)
-			buf_addstr(&r.infra, "run ended without a verdict");
-		cleanup(&r, &patched);
 	}
 report:
 	if (r.stage_id && (r.cancelled || r.lease_lost || (stop && *stop)))
