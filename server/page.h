@@ -65,6 +65,15 @@ void page_tracker_url(struct buf *out, sqlite3_int64 id);
 int page_known_components(struct db *db, struct buf *out_html);
 /* name is a log file in dir that /job/<id>/<name> would serve (page_job.c). */
 bool page_log_listable(const char *dir, const char *name);
+/* page_results.c: a job's test cases and failure signatures. */
+/* "<table class=tests><thead>...<tbody>": the rows' columns. */
+void page_tests_head(struct buf *out);
+/* Test-case rows of job (diagnostics cut at diag_cut); *count gets their number. */
+int page_tests_rows(struct db *db, sqlite3_int64 job, int diag_cut, struct buf *out,
+		    int *count);
+/* "<li>" items of job's failure signatures; *count gets their number. */
+int page_signature_items(struct db *db, sqlite3_int64 job, bool show_hash, struct buf *out,
+			 int *count);
 /* The dashboard's external base URL ([web] base_url or http://<listen>), no trailing /. */
 void page_base_url(struct buf *out);
 

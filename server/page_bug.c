@@ -37,12 +37,6 @@ DB_SQL(sql_bug_jobs,
        " ifnull(verdict_detail, ''), ifnull(candidate_id, 0), created_at,"
        " ifnull(finished_at, 0), ifnull(accel, ''), ifnull(kernel_version, '')"
        " FROM jobs WHERE bug_id = ? ORDER BY id");
-DB_SQL(sql_bug_tests,
-       "SELECT variant, name, status, runs, failures, diagnostics, ifnull(change, '')"
-       " FROM test_results"
-       " WHERE job_id = ? ORDER BY variant DESC, name");
-DB_SQL(sql_bug_signatures,
-       "SELECT variant, kind, title, frames FROM signatures WHERE job_id = ? ORDER BY id");
 DB_SQL(sql_bug_posts,
        "SELECT id, kind, ifnull(job_id, 0), state, attempts, created_at, ifnull(sent_at, 0),"
        " payload, ifnull(remote_id, 0) FROM outbox WHERE bug_id = ? ORDER BY id");
@@ -286,70 +280,32 @@ static int candidates(struct db *db, sqlite3_int64 id, struct timeline *tl, stru
 
 static int job_tests(struct db *db, sqlite3_int64 job, struct buf *out)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_bug_tests);
-	int rc, n = 0;
+	struct buf rows = BUF_INIT;
+	int n, ret = page_tests_rows(db, job, 300, &rows, &n);
 
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, job);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (!n++)
-			buf_addstr(out, "<table class=\"tests\">\n<thead><tr><th>Variant</th>"
-				   "<th>Test case</th><th>Result</th><th class=\"num\">Runs</th>"
-				   "<th class=\"num\">Failures</th><th>Change</th><th>Diagnostics</th></tr></thead>\n"
-				   "<tbody>\n");
-		buf_addstr(out, "<tr><td>");
-		html_txt(out, db_col_text(st, 0));
-		buf_addstr(out, "</td><td>");
-		html_txt(out, db_col_text(st, 1));
-		buf_addstr(out, "</td><td>");
-		page_verdict(out, db_col_text(st, 2));
-		buf_addf(out, "</td><td class=\"num\">%d</td><td class=\"num\">%d</td><td>",
-			 sqlite3_column_int(st, 3), sqlite3_column_int(st, 4));
-		html_txt(out, db_col_text(st, 6));
-		buf_addstr(out, "</td><td>");
-		html_txt_cut(out, db_col_text(st, 5), 300);
-		buf_addstr(out, "</td></tr>\n");
-	}
-	sqlite3_reset(st);
-	if (n)
+	if (n) {
+		page_tests_head(out);
+		buf_add(out, rows.ptr, rows.len);
 		buf_addstr(out, "</tbody>\n</table>\n");
-	else
+	} else {
 		buf_addstr(out, "<p class=\"note\">No test results.</p>\n");
-	return rc == SQLITE_DONE ? 0 : -1;
+	}
+	buf_release(&rows);
+	return ret;
 }
 
 static int job_signatures(struct db *db, sqlite3_int64 job, struct buf *out)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_bug_signatures);
-	int rc, n = 0;
+	struct buf items = BUF_INIT;
+	int n, ret = page_signature_items(db, job, false, &items, &n);
 
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, job);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (!n++)
-			buf_addstr(out, "<h4>Failure signatures</h4>\n<ul class=\"signatures\">\n");
-		buf_addstr(out, "<li><span class=\"sig-kind\">");
-		html_txt(out, db_col_text(st, 1));
-		buf_addstr(out, "</span> ");
-		html_txt(out, db_col_text(st, 2));
-		if (strcmp(db_col_text(st, 0), "patched")) {
-			buf_addstr(out, " (");
-			html_txt(out, db_col_text(st, 0));
-			buf_addstr(out, ")");
-		}
-		if (*db_col_text(st, 3)) {
-			buf_addstr(out, "<pre class=\"frames\">");
-			html_txt_cut(out, db_col_text(st, 3), 4000);
-			buf_addstr(out, "</pre>");
-		}
-		buf_addstr(out, "</li>\n");
-	}
-	sqlite3_reset(st);
-	if (n)
+	if (n) {
+		buf_addstr(out, "<h4>Failure signatures</h4>\n<ul class=\"signatures\">\n");
+		buf_add(out, items.ptr, items.len);
 		buf_addstr(out, "</ul>\n");
-	return rc == SQLITE_DONE ? 0 : -1;
+	}
+	buf_release(&items);
+	return ret;
 }
 
 /* One row of the jobs query: a timeline entry or two, and a section. */

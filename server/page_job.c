@@ -35,12 +35,6 @@ DB_SQL(sql_job_get,
 DB_SQL(sql_job_stages,
        "SELECT attempt, variant, stage, started_at, finished_at, status, ifnull(detail, '')"
        " FROM job_stages WHERE job_id = ? ORDER BY id");
-DB_SQL(sql_job_tests,
-       "SELECT variant, name, status, runs, failures, diagnostics, ifnull(change, '')"
-       " FROM test_results"
-       " WHERE job_id = ? ORDER BY variant DESC, name");
-DB_SQL(sql_job_signatures,
-       "SELECT variant, kind, title, frames, hash FROM signatures WHERE job_id = ? ORDER BY id");
 DB_SQL(sql_job_log_dir, "SELECT ifnull(log_dir, '') FROM jobs WHERE id = ?");
 
 /* A log file name we are willing to serve. */
@@ -263,71 +257,29 @@ static int stages(struct db *db, sqlite3_int64 id, struct buf *out, double now)
 
 static int tests(struct db *db, sqlite3_int64 id, struct buf *out)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_job_tests);
-	int rc, n = 0;
+	int n, ret;
 
-	if (!st)
-		return -1;
-	buf_addstr(out, "<section>\n<h2>Test cases</h2>\n<table class=\"tests\">\n<thead><tr><th>Variant</th>"
-		   "<th>Test case</th><th>Result</th><th class=\"num\">Runs</th>"
-		   "<th class=\"num\">Failures</th><th>Change</th><th>Diagnostics</th></tr></thead>\n<tbody>\n");
-	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		buf_addstr(out, "<tr><td>");
-		html_txt(out, db_col_text(st, 0));
-		buf_addstr(out, "</td><td>");
-		html_txt(out, db_col_text(st, 1));
-		buf_addstr(out, "</td><td>");
-		page_verdict(out, db_col_text(st, 2));
-		buf_addf(out, "</td><td class=\"num\">%d</td><td class=\"num\">%d</td><td>",
-			 sqlite3_column_int(st, 3), sqlite3_column_int(st, 4));
-		html_txt(out, db_col_text(st, 6));
-		buf_addstr(out, "</td><td>");
-		html_txt_cut(out, db_col_text(st, 5), 1000);
-		buf_addstr(out, "</td></tr>\n");
-		n++;
-	}
-	sqlite3_reset(st);
+	buf_addstr(out, "<section>\n<h2>Test cases</h2>\n");
+	page_tests_head(out);
+	ret = page_tests_rows(db, id, 1000, out, &n);
 	if (!n)
 		buf_addstr(out, "<tr><td colspan=\"7\">No test results yet.</td></tr>\n");
 	buf_addstr(out, "</tbody>\n</table>\n</section>\n");
-	return rc == SQLITE_DONE ? 0 : -1;
+	return ret;
 }
 
 static int signatures(struct db *db, sqlite3_int64 id, struct buf *out)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_job_signatures);
-	int rc, n = 0;
+	struct buf items = BUF_INIT;
+	int n, ret = page_signature_items(db, id, true, &items, &n);
 
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (!n++)
-			buf_addstr(out, "<section>\n<h2>Failure signatures</h2>\n<ul class=\"signatures\">\n");
-		buf_addstr(out, "<li><span class=\"sig-kind\">");
-		html_txt(out, db_col_text(st, 1));
-		buf_addstr(out, "</span> ");
-		html_txt(out, db_col_text(st, 2));
-		buf_addstr(out, " <code>");
-		html_txt_cut(out, db_col_text(st, 4), 16);
-		buf_addstr(out, "</code>");
-		if (strcmp(db_col_text(st, 0), "patched")) {
-			buf_addstr(out, " (");
-			html_txt(out, db_col_text(st, 0));
-			buf_addstr(out, ")");
-		}
-		if (*db_col_text(st, 3)) {
-			buf_addstr(out, "<pre class=\"frames\">");
-			html_txt_cut(out, db_col_text(st, 3), 4000);
-			buf_addstr(out, "</pre>");
-		}
-		buf_addstr(out, "</li>\n");
-	}
-	sqlite3_reset(st);
-	if (n)
+	if (n) {
+		buf_addstr(out, "<section>\n<h2>Failure signatures</h2>\n<ul class=\"signatures\">\n");
+		buf_add(out, items.ptr, items.len);
 		buf_addstr(out, "</ul>\n</section>\n");
-	return rc == SQLITE_DONE ? 0 : -1;
+	}
+	buf_release(&items);
+	return ret;
 }
 
 /* " Position 2 in the queue; estimated start ~..., finish ~...". */
