@@ -17,6 +17,9 @@
 struct json_object *api_row(sqlite3_stmt *st);
 /* Step st to the end, collecting api_row()s; NULL on a database error. */
 struct json_object *api_rows(struct db *db, sqlite3_stmt *st);
+/* o[key] = api_rows() of sql with id bound as its one parameter. */
+int api_add_rows(struct db *db, struct json_object *o, const char *key,
+		 const char *sql, sqlite3_int64 id);
 /* Serialise o into resp as application/json with status; drops o. */
 int api_send(struct http_response *resp, int status, struct json_object *o);
 /* Parse ?name= as a count in [1, max], default def; -1 (and a 400) if bad. */

@@ -117,23 +117,6 @@ int api_bugs(struct http_request *req, struct http_response *resp)
 	return api_send(resp, 200, o);
 }
 
-/* Add key: the rows of a per-bug statement. */
-static int add_list(struct db *db, struct json_object *o, const char *key,
-		    const char *sql, sqlite3_int64 id)
-{
-	sqlite3_stmt *st = db_stmt(db, sql);
-	struct json_object *rows;
-
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	rows = api_rows(db, st);
-	if (!rows)
-		return -1;
-	json_object_object_add(o, key, rows);
-	return 0;
-}
-
 int api_bug(struct http_request *req, struct http_response *resp)
 {
 	sqlite3_stmt *st;
@@ -152,11 +135,11 @@ int api_bug(struct http_request *req, struct http_response *resp)
 	}
 	o = api_row(st);
 	sqlite3_reset(st);
-	if (add_list(req->db, o, "comments", sql_api_bug_comments, id) ||
-	    add_list(req->db, o, "candidates", sql_api_bug_candidates, id) ||
-	    add_list(req->db, o, "jobs", sql_api_bug_jobs, id) ||
-	    add_list(req->db, o, "posts", sql_api_bug_posts, id) ||
-	    add_list(req->db, o, "owners", sql_api_bug_owners, id)) {
+	if (api_add_rows(req->db, o, "comments", sql_api_bug_comments, id) ||
+	    api_add_rows(req->db, o, "candidates", sql_api_bug_candidates, id) ||
+	    api_add_rows(req->db, o, "jobs", sql_api_bug_jobs, id) ||
+	    api_add_rows(req->db, o, "posts", sql_api_bug_posts, id) ||
+	    api_add_rows(req->db, o, "owners", sql_api_bug_owners, id)) {
 		json_object_put(o);
 		return -1;
 	}

@@ -74,3 +74,19 @@ int api_limit(struct http_request *req, struct http_response *resp, const char *
 	*out = (long)v;
 	return 0;
 }
+
+int api_add_rows(struct db *db, struct json_object *o, const char *key,
+		 const char *sql, sqlite3_int64 id)
+{
+	sqlite3_stmt *st = db_stmt(db, sql);
+	struct json_object *rows;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rows = api_rows(db, st);
+	if (!rows)
+		return -1;
+	json_object_object_add(o, key, rows);
+	return 0;
+}

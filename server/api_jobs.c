@@ -79,22 +79,6 @@ int api_jobs(struct http_request *req, struct http_response *resp)
 	return api_send(resp, 200, o);
 }
 
-static int add_list(struct db *db, struct json_object *o, const char *key,
-		    const char *sql, sqlite3_int64 id)
-{
-	sqlite3_stmt *st = db_stmt(db, sql);
-	struct json_object *rows;
-
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	rows = api_rows(db, st);
-	if (!rows)
-		return -1;
-	json_object_object_add(o, key, rows);
-	return 0;
-}
-
 /* Replace log_dir (a server path) with the log URLs found in it. */
 static void add_logs(struct json_object *o, sqlite3_int64 id)
 {
@@ -178,9 +162,9 @@ int api_job(struct http_request *req, struct http_response *resp)
 	o = api_row(st);
 	sqlite3_reset(st);
 	add_logs(o, id);
-	if (add_list(req->db, o, "stages", sql_api_job_stages, id) ||
-	    add_list(req->db, o, "test_results", sql_api_job_tests, id) ||
-	    add_list(req->db, o, "signatures", sql_api_job_signatures, id)) {
+	if (api_add_rows(req->db, o, "stages", sql_api_job_stages, id) ||
+	    api_add_rows(req->db, o, "test_results", sql_api_job_tests, id) ||
+	    api_add_rows(req->db, o, "signatures", sql_api_job_signatures, id)) {
 		json_object_put(o);
 		return -1;
 	}
