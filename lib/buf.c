@@ -195,12 +195,13 @@ out:
 	return ret;
 }
 
-int buf_write_fd(const struct buf *b, int fd)
+int write_in_full(int fd, const void *data, size_t len)
 {
+	const char *p = data;
 	size_t off = 0;
 
-	while (off < b->len) {
-		ssize_t n = write(fd, b->ptr + off, b->len - off);
+	while (off < len) {
+		ssize_t n = write(fd, p + off, len - off);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -209,6 +210,11 @@ int buf_write_fd(const struct buf *b, int fd)
 		off += n;
 	}
 	return 0;
+}
+
+int buf_write_fd(const struct buf *b, int fd)
+{
+	return write_in_full(fd, b->ptr, b->len);
 }
 
 bool buf_starts_with(const struct buf *b, const char *prefix)

@@ -49,8 +49,10 @@ void buf_trim(struct buf *b);
 
 /* Read a whole file (up to the cap); -1 with errno set on failure. */
 int buf_read_file(struct buf *b, const char *path);
-/* Write the whole buffer to fd. */
+/* Write the whole buffer to fd; -1 with errno set (ENOSPC...) on failure. */
 int buf_write_fd(const struct buf *b, int fd);
+/* Write all of data to fd, past short writes and EINTR; -1 with errno set. */
+int write_in_full(int fd, const void *data, size_t len);
 
 bool buf_starts_with(const struct buf *b, const char *prefix);
 

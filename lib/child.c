@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -85,9 +86,16 @@ static char **child_environment(const struct child *ch)
 	return env;
 }
 
-static void exec_child(const struct child *ch, int capture_fd)
+static void exec_child(const struct child *ch, pid_t parent, int capture_fd, int log_fd)
 {
 	setpgid(0, 0);
+	/*
+	 * A parent killed with SIGKILL cannot kill our group: die with it, so
+	 * no orphaned QEMU or make keeps running (its job is re-run anyway).
+	 */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
@@ -97,20 +105,15 @@ static void exec_child(const struct child *ch, int capture_fd)
 		_exit(126);
 	}
 	redirect(0, ch->stdin_path ? ch->stdin_path : "/dev/null", O_RDONLY);
-	if (ch->log_path) {
-		redirect(1, ch->log_path, O_WRONLY | O_CREAT | O_APPEND);
-		dup2(1, 2);
-		if (capture_fd >= 0)
-			dup2(capture_fd, 1);
-	} else if (capture_fd >= 0) {
-		dup2(capture_fd, 1);
-		dup2(capture_fd, 2);
-	} else {
+	if (capture_fd < 0 && log_fd < 0)
 		redirect(1, "/dev/null", O_WRONLY);
-		dup2(1, 2);
-	}
+	else
+		dup2(capture_fd >= 0 ? capture_fd : log_fd, 1);
+	dup2(log_fd >= 0 ? log_fd : 1, 2);
 	if (capture_fd > 2)
 		close(capture_fd);
+	if (log_fd > 2)
+		close(log_fd);
 	environ = child_environment(ch);
 	execvp(ch->argv[0], (char *const *)ch->argv);
 	dprintf(2, "cannot run '%s': %s\n", ch->argv[0], strerror(errno));
@@ -123,60 +126,111 @@ static void kill_group(pid_t pid, int sig)
 		kill(pid, sig);
 }
 
-static void drain(int fd, struct buf *capture)
+/* One pipe from the child: its output goes to the capture or to the log. */
+struct stream {
+	int fd;			/* read end, -1 when not used */
+	int log_fd;		/* -1: the capture */
+};
+
+static void drain(struct child *ch, struct stream *s)
 {
 	char chunk[8192];
 	ssize_t n;
 
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
-		if (capture)
-			buf_add(capture, chunk, n);	/* the cap drops the rest */
+	while (s->fd >= 0 && (n = read(s->fd, chunk, sizeof(chunk))) > 0) {
+		if (s->log_fd >= 0) {
+			if (!ch->log_errno && write_in_full(s->log_fd, chunk, n) < 0)
+				ch->log_errno = errno;
+		} else if (ch->output) {
+			ch->output(ch->output_arg, chunk, n);
+		} else if (ch->capture) {
+			buf_add(ch->capture, chunk, n);	/* the cap drops the rest */
+		}
+	}
+}
+
+static int open_pipe(struct stream *s, int *write_end)
+{
+	int fd[2];
+
+	if (pipe2(fd, O_CLOEXEC))
+		return -1;
+	s->fd = fd[0];
+	*write_end = fd[1];
+	return 0;
+}
+
+static void close_streams(struct stream *s, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (s[i].fd >= 0) {
+			close(s[i].fd);
+			s[i].fd = -1;
+		}
+}
+
+/* The pipes (capture, log) and the log file, before the fork. */
+static int setup_streams(struct child *ch, struct stream *s, int *cap_w, int *log_w)
+{
+	if ((ch->capture || ch->output) && open_pipe(&s[0], cap_w))
+		return error("child: pipe: %s", strerror(errno));
+	if (!ch->log_path)
+		return 0;
+	s[1].log_fd = open(ch->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (s[1].log_fd < 0) {
+		ch->log_errno = errno;
+		return error("child: cannot open the log '%s': %s", ch->log_path, strerror(errno));
+	}
+	if (open_pipe(&s[1], log_w))
+		return error("child: pipe: %s", strerror(errno));
+	return 0;
 }
 
 int child_run(struct child *ch)
 {
-	int pipefd[2] = { -1, -1 };
+	struct stream streams[2] = { { -1, -1 }, { -1, -1 } };
+	int cap_w = -1, log_w = -1, ret = -1;
+	pid_t parent;
 	double start = now_seconds(), last_tick = start, term_sent = 0;
 	int status = 0;
-	bool exited = false;
 
 	ch->timed_out = ch->cancelled = false;
 	ch->exit_code = -1;
-	if (ch->capture && pipe2(pipefd, O_CLOEXEC))
-		return error("child: pipe: %s", strerror(errno));
+	ch->log_errno = 0;
+	if (setup_streams(ch, streams, &cap_w, &log_w))
+		goto out;
 	fflush(NULL);
+	parent = getpid();
 	ch->pid = fork();
 	if (ch->pid < 0) {
-		int e = errno;
-		if (pipefd[0] >= 0) {
-			close(pipefd[0]);
-			close(pipefd[1]);
-		}
-		return error("child: fork: %s", strerror(e));
+		error("child: fork: %s", strerror(errno));
+		goto out;
 	}
 	if (!ch->pid)
-		exec_child(ch, pipefd[1]);
+		exec_child(ch, parent, cap_w, log_w);
 	setpgid(ch->pid, ch->pid);	/* also in the parent: no race with kill */
-	if (pipefd[1] >= 0) {
-		close(pipefd[1]);
-		fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
-	}
+	for (int i = 0; i < 2; i++)
+		if (streams[i].fd >= 0)
+			fcntl(streams[i].fd, F_SETFL, O_NONBLOCK);
+	if (cap_w >= 0)
+		close(cap_w);
+	if (log_w >= 0)
+		close(log_w);
+	cap_w = log_w = -1;
 
-	while (!exited) {
+	for (;;) {
+		struct pollfd p[2];
 		double now;
+		int np = 0;
 
-		if (pipefd[0] >= 0) {
-			struct pollfd p = { .fd = pipefd[0], .events = POLLIN };
-			if (poll(&p, 1, 200) > 0)
-				drain(pipefd[0], ch->capture);
-		} else {
-			usleep(50 * 1000);
-		}
-		pid_t w = waitpid(ch->pid, &status, WNOHANG);
-		if (w == ch->pid) {
-			exited = true;
+		for (int i = 0; i < 2; i++)
+			p[i] = (struct pollfd){ .fd = streams[i].fd, .events = POLLIN };
+		np = poll(p, 2, streams[0].fd < 0 && streams[1].fd < 0 ? 50 : 200);
+		for (int i = 0; np > 0 && i < 2; i++)
+			if (p[i].revents)
+				drain(ch, &streams[i]);
+		if (waitpid(ch->pid, &status, WNOHANG) == ch->pid)
 			break;
-		}
 		now = now_seconds();
 		if (ch->tick && now - last_tick >= 1.0) {
 			ch->tick(ch->tick_arg);
@@ -193,21 +247,32 @@ int child_run(struct child *ch)
 			kill_group(ch->pid, SIGKILL);
 		}
 	}
-	/* Reap whatever the group left running (make's children, qemu helpers). */
+/* Reap whatever the group left running (make's children, qemu helpers). */
 	kill_group(ch->pid, SIGKILL);
-	if (pipefd[0] >= 0) {
-		/* Non-blocking: a grandchild outside the group may hold the pipe. */
-		drain(pipefd[0], ch->capture);
-		close(pipefd[0]);
-	}
+	/* Non-blocking: a grandchild outside the group may hold a pipe. */
+	drain(ch, &streams[0]);
+	drain(ch, &streams[1]);
 	ch->seconds = now_seconds() - start;
 	if (WIFEXITED(status))
 		ch->exit_code = WEXITSTATUS(status);
 	else if (WIFSIGNALED(status))
 		ch->exit_code = 128 + WTERMSIG(status);
+	if (ch->log_errno)
+		log_warn("child: cannot write the log '%s': %s; the rest of the output was dropped",
+			 ch->log_path, strerror(ch->log_errno));
 	if (ch->timed_out)
-		return error("child: '%s' timed out after %d s, killed", ch->argv[0], ch->timeout);
-	if (ch->cancelled)
-		return error("child: '%s' cancelled, killed", ch->argv[0]);
-	return 0;
+		error("child: '%s' timed out after %d s, killed", ch->argv[0], ch->timeout);
+	else if (ch->cancelled)
+		error("child: '%s' cancelled, killed", ch->argv[0]);
+	else
+		ret = 0;
+out:
+	close_streams(streams, 2);
+	if (streams[1].log_fd >= 0)
+		close(streams[1].log_fd);
+	if (cap_w >= 0)
+		close(cap_w);
+	if (log_w >= 0)
+		close(log_w);
+	return ret;
 }

@@ -7,6 +7,11 @@
  * or qemu's whole tree (SIGTERM, then SIGKILL after a grace period), and
  * nothing it left behind survives the call.
  *
+ * The log file is written by us, not by the child, through a pipe: a log we
+ * cannot write (a full disk) is then our error, seen in log_errno, and not a
+ * "write error: stdout" that would make the child fail and look like the
+ * fault of whatever it was building.
+ *
  *   struct child ch = CHILD_INIT;
  *   const char *argv[] = { "make", "-j2", "bzImage", NULL };
  *   ch.argv = argv; ch.cwd = tree; ch.log_path = "build.log"; ch.timeout = 1800;
@@ -28,6 +33,9 @@ struct child {
 	const char *stdin_path;		/* NULL: /dev/null */
 	const char *log_path;		/* stdout+stderr appended here */
 	struct buf *capture;		/* stdout (and stderr when log_path is NULL) */
+	/* or, instead of capture, each chunk of that output as it comes */
+	void (*output)(void *arg, const char *data, size_t len);
+	void *output_arg;
 	int timeout;			/* seconds; 0: none */
 	const volatile int *cancel;	/* non-zero: kill the child */
 	/* called about once a second while the child runs (leases, progress) */
@@ -40,6 +48,11 @@ struct child {
 	bool timed_out;
 	bool cancelled;
 	double seconds;			/* wall time */
+	/*
+	 * errno of the first failed write to log_path (ENOSPC: disk full); the
+	 * rest of the output was read and dropped, so the child never noticed.
+	 */
+	int log_errno;
 };
 
 #define CHILD_INIT { 0 }

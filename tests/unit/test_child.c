@@ -1,0 +1,132 @@
+/*
+ * Unit tests for lib/child: where a child's output goes, and that a log we
+ * cannot write (/dev/full answers every write with ENOSPC, like a full
+ * disk) is our error in log_errno, not the child's failure.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "child.h"
+
+static const char *const both[] = { "sh", "-c", "echo to-stdout; echo to-stderr >&2", NULL };
+
+static void test_log_full_is_ours(void **state)
+{
+	/* 200 KB: more than a pipe holds, so the child would block if we stopped reading */
+	const char *argv[] = { "sh", "-c", "i=0; while [ $i -lt 4000 ]; do"
+			       " echo 'line of build output, fifty bytes long.......'; i=$((i+1));"
+			       " done; exit 3", NULL };
+	struct child ch = CHILD_INIT;
+
+	(void)state;
+	ch.argv = argv;
+	ch.log_path = "/dev/full";
+	ch.timeout = 60;
+	assert_int_equal(child_run(&ch), 0);
+	assert_int_equal(ch.exit_code, 3);	/* the child's own status, untouched */
+	assert_int_equal(ch.log_errno, ENOSPC);
+}
+
+static void test_log_unopenable(void **state)
+{
+	const char *argv[] = { "true", NULL };
+	struct child ch = CHILD_INIT;
+
+	(void)state;
+	ch.argv = argv;
+	ch.log_path = "/nonexistent-dir/build.log";
+	assert_int_equal(child_run(&ch), -1);
+	assert_int_equal(ch.log_errno, ENOENT);
+}
+
+static void test_log_and_capture_split(void **state)
+{
+	char path[] = "/tmp/bb-test-child-XXXXXX";
+	struct buf cap = BUF_INIT, log = BUF_INIT;
+	struct child ch = CHILD_INIT;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	ch.argv = both;
+	ch.log_path = path;
+	ch.capture = &cap;
+	assert_int_equal(child_run(&ch), 0);
+	assert_int_equal(ch.log_errno, 0);
+	assert_string_equal(cap.ptr, "to-stdout\n");
+	assert_int_equal(buf_read_file(&log, path), 0);
+	assert_string_equal(log.ptr, "to-stderr\n");
+	unlink(path);
+	buf_release(&cap);
+	buf_release(&log);
+}
+
+static void test_log_appends_both(void **state)
+{
+	char path[] = "/tmp/bb-test-child-XXXXXX";
+	struct buf log = BUF_INIT;
+	struct child ch = CHILD_INIT;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "before\n", 7), 7);
+	close(fd);
+	ch.argv = both;
+	ch.log_path = path;
+	assert_int_equal(child_run(&ch), 0);
+	assert_int_equal(buf_read_file(&log, path), 0);
+	assert_string_equal(log.ptr, "before\nto-stdout\nto-stderr\n");
+	unlink(path);
+	buf_release(&log);
+}
+
+struct counted {
+	size_t bytes;
+	int calls;
+};
+
+static void count_output(void *arg, const char *data, size_t len)
+{
+	struct counted *c = arg;
+
+	(void)data;
+	c->bytes += len;
+	c->calls++;
+}
+
+static void test_output_callback(void **state)
+{
+	const char *argv[] = { "head", "-c", "1000000", "/dev/zero", NULL };
+	struct counted seen = { 0 };
+	struct child ch = CHILD_INIT;
+
+	(void)state;
+	ch.argv = argv;
+	ch.output = count_output;
+	ch.output_arg = &seen;
+	assert_int_equal(child_run(&ch), 0);
+	assert_int_equal(ch.exit_code, 0);
+	assert_int_equal(seen.bytes, 1000000);
+	assert_true(seen.calls > 1);	/* in chunks, as it came */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_log_full_is_ours),
+		cmocka_unit_test(test_log_unopenable),
+		cmocka_unit_test(test_log_and_capture_split),
+		cmocka_unit_test(test_log_appends_both),
+		cmocka_unit_test(test_output_callback),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
