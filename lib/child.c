@@ -132,12 +132,14 @@ struct stream {
 	int log_fd;		/* -1: the capture */
 };
 
-static void drain(struct child *ch, struct stream *s)
+static size_t drain(struct child *ch, struct stream *s)
 {
 	char chunk[8192];
+	size_t total = 0;
 	ssize_t n;
 
 	while (s->fd >= 0 && (n = read(s->fd, chunk, sizeof(chunk))) > 0) {
+		total += n;
 		if (s->log_fd >= 0) {
 			if (!ch->log_errno && write_in_full(s->log_fd, chunk, n) < 0)
 				ch->log_errno = errno;
@@ -147,6 +149,11 @@ static void drain(struct child *ch, struct stream *s)
 			buf_add(ch->capture, chunk, n);	/* the cap drops the rest */
 		}
 	}
+	if (s->fd >= 0 && n == 0) {	/* end of file: stop polling it */
+		close(s->fd);
+		s->fd = -1;
+	}
+	return total;
 }
 
 static int open_pipe(struct stream *s, int *write_end)
@@ -220,15 +227,22 @@ int child_run(struct child *ch)
 
 	for (;;) {
 		struct pollfd p[2];
+		size_t got = 0;
 		double now;
-		int np = 0;
+		int np;
 
 		for (int i = 0; i < 2; i++)
 			p[i] = (struct pollfd){ .fd = streams[i].fd, .events = POLLIN };
 		np = poll(p, 2, streams[0].fd < 0 && streams[1].fd < 0 ? 50 : 200);
 		for (int i = 0; np > 0 && i < 2; i++)
 			if (p[i].revents)
-				drain(ch, &streams[i]);
+				got += drain(ch, &streams[i]);
+		/*
+		 * QEMU writes a guest's console a byte per write(): waking for
+		 * each would cost us more CPU than the guest.  Let it gather.
+		 */
+		if (got && got < 4096)
+			usleep(20 * 1000);
 		if (waitpid(ch->pid, &status, WNOHANG) == ch->pid)
 			break;
 		now = now_seconds();

@@ -98,6 +98,9 @@ const struct config_key config_keys[] = {
 
 	{ "runner", "cache_dir", CONF_STR, "", NULL, 0,
 	  "kernel trees, builds and logs (default: $XDG_CACHE_HOME/bugbridge)" },
+	{ "runner", "log_dir", CONF_STR, "", NULL, 0,
+	  "job logs, one directory per run (empty: beside the job's trees in cache_dir/jobs);"
+	  " a volume of their own keeps bulky trees from filling it" },
 	{ "runner", "parallel", CONF_INT, "1", NULL, 0,
 	  "jobs run at once by one runner" },
 	{ "runner", "accel", CONF_ENUM, "auto", "auto|kvm|tcg", 0,

@@ -215,7 +215,10 @@ int apply_load_candidate(struct run *r)
 			ret = split_mbox(r, content, len, dir.ptr);
 		} else if (content) {
 			const char *n = db_col_text(st, 1);
-			buf_addstr(&name, "0001-");
+			size_t digits = strspn(n, "0123456789");
+			/* "0001-foo.patch" from git format-patch keeps its own number */
+			if (!digits || n[digits] != '-')
+				buf_addstr(&name, "0001-");
 			slug(n, strlen(n), &name);
 			if (!strstr(name.ptr, ".patch") && !strstr(name.ptr, ".diff"))
 				buf_addstr(&name, ".patch");
@@ -342,12 +345,14 @@ static int run_patch(const struct variant *v, const struct patch_item *p, bool d
 	if (child_run(&ch))
 		return -1;
 	if (log_path) {
-		int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (fd >= 0) {
-			dprintf(fd, "$ patch -p1%s -i %s\n", dry ? " --dry-run" : "", p->name);
-			buf_write_fd(out, fd);
-			close(fd);
-		}
+		struct buf text = BUF_INIT;
+		int rc;
+		buf_addf(&text, "$ patch -p1%s -i %s\n%s", dry ? " --dry-run" : "", p->name,
+			 out->ptr);
+		rc = joblog_write(v->run, log_path, true, text.ptr, text.len);
+		buf_release(&text);
+		if (rc)
+			return -1;
 	}
 	return ch.exit_code;
 }
@@ -380,11 +385,10 @@ int apply_series(struct run *r, struct variant *v, const struct patch_item *item
 		}
 	}
 	if (ret > 0) {
-		int fd = open(log_path.ptr, O_WRONLY | O_APPEND | O_CLOEXEC);
-		if (fd >= 0) {
-			dprintf(fd, "\n%s\n", why->ptr);
-			close(fd);
-		}
+		buf_reset(&text);
+		buf_addf(&text, "\n%s\n", why->ptr);
+		if (joblog_write(r, log_path.ptr, true, text.ptr, text.len))
+			ret = -1;
 	}
 	buf_release(&out);
 	buf_release(&log_path);

@@ -14,9 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The tests of one boot, with "kernel crashed" for those it never reached. */
+#define CRASHED "kernel crashed before the test reported"
+#define CUT "the result was in the console output cut ([runner] max_console)"
+
+/* The tests of one boot; those it never reported fail with missing_why. */
 static void collect_tests(struct variant *v, const struct scenario_boot *sb,
-			  const struct ktap_result *k, bool crashed)
+			  const struct ktap_result *k, const char *missing_why)
 {
 	for (int i = 0; i < k->ntests; i++) {
 		v->tests = realloc(v->tests, (v->ntests + 1) * sizeof(*v->tests));
@@ -24,7 +27,7 @@ static void collect_tests(struct variant *v, const struct scenario_boot *sb,
 			abort();
 		vtest_from_ktap(&k->tests[i], &v->tests[v->ntests++]);
 	}
-	if (!crashed)
+	if (!missing_why)
 		return;
 	for (int j = 0; j < sb->ntests; j++) {
 		bool seen = false;
@@ -40,7 +43,7 @@ static void collect_tests(struct variant *v, const struct scenario_boot *sb,
 		t->name = strdup(sb->tests[j]);
 		t->status = strdup("fail");
 		t->runs = t->failures = 1;
-		t->diag = strdup("kernel crashed before the test reported");
+		t->diag = strdup(missing_why);
 	}
 }
 
@@ -85,7 +88,8 @@ static const char *panic_title(const struct variant *v)
 
 /* One boot: 0 and the results in v, or -1 (v->verdict or r->infra set). */
 static int boot_once(struct run *r, struct variant *v, const struct scenario_boot *sb,
-		     const char *only, int run_no, struct ktap_result *k, struct buf *console)
+		     const char *only, int run_no, struct ktap_result *k, struct buf *console,
+		     unsigned long long *cut)
 {
 	struct buf kernel = BUF_INIT, initrd = BUF_INIT, cpath = BUF_INIT, images = BUF_INIT;
 	struct boot b = { 0 };
@@ -110,7 +114,7 @@ static int boot_once(struct run *r, struct variant *v, const struct scenario_boo
 	b.only = only;
 	b.console_path = cpath.ptr;
 	b.images_dir = images.ptr;
-	buf_init(console, cfg_int("runner.max_console"));
+	buf_init(console, 0);		/* qemu.c keeps it within max_console */
 	if (qemu_boot(r, &b, console))
 		goto out;
 	if (b.cancelled)
@@ -129,7 +133,7 @@ static int boot_once(struct run *r, struct variant *v, const struct scenario_boo
 		if (!only) {
 			/* a crash in a re-run is one failed run, not the verdict */
 			run_fail_with(v, "panic", d.ptr);
-			collect_tests(v, sb, k, true);
+			collect_tests(v, sb, k, CRASHED);
 		}
 		buf_release(&d);
 		goto out;
@@ -142,11 +146,12 @@ static int boot_once(struct run *r, struct variant *v, const struct scenario_boo
 			 only ? ", test " : "", only ? only : "", k->ntests);
 		if (!only) {
 			run_fail_with(v, "boot-timeout", d.ptr);
-			collect_tests(v, sb, k, true);
+			collect_tests(v, sb, k, CRASHED);
 		}
 		buf_release(&d);
 		goto out;
 	}
+	*cut = b.console_cut;
 	ret = 0;
 out:
 	buf_release(&kernel);
@@ -163,14 +168,18 @@ int run_boot(struct run *r, struct variant *v)
 		const struct scenario_boot *sb = &r->scenario->boots[i];
 		struct ktap_result k = { 0 };
 		struct buf console = BUF_INIT;
-		int rc = boot_once(r, v, sb, NULL, 0, &k, &console);
+		unsigned long long cut = 0;
+		int rc = boot_once(r, v, sb, NULL, 0, &k, &console, &cut);
+		const char *missing = cut ? CUT : CRASHED;
 
 		if (!rc) {
 			if (!k.seen_version || !k.ntests) {
-				run_fail_with(v, "fail", "the guest suite printed no KTAP results");
-				collect_tests(v, sb, &k, true);
+				run_fail_with(v, "fail", cut ? "the guest flooded its console and its"
+					      " KTAP results were in the part cut ([runner] max_console)"
+					      : "the guest suite printed no KTAP results");
+				collect_tests(v, sb, &k, missing);
 			} else {
-				collect_tests(v, sb, &k, k.planned > k.ntests);
+				collect_tests(v, sb, &k, k.planned > k.ntests ? missing : NULL);
 			}
 		}
 		if (!rc && i == 0)
@@ -221,7 +230,8 @@ int run_reruns(struct run *r, struct variant *v)
 			job_progress(r->job, r->db, "test", prog.ptr);
 			buf_release(&prog);
 			/* a crash or hang in a re-run counts as a failed run */
-			if (boot_once(r, v, sb, t->name, n, &k, &console) &&
+			unsigned long long cut = 0;
+			if (boot_once(r, v, sb, t->name, n, &k, &console, &cut) &&
 			    (r->infra.len || r->cancel)) {
 				ktap_release(&k);
 				buf_release(&console);

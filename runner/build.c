@@ -70,7 +70,7 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 			       "KBUILD_BUILD_TIMESTAMP=bugbridge", "KBUILD_BUILD_USER=bugbridge",
 			       "KBUILD_BUILD_HOST=runner", "bzImage", NULL };
 	const char *env[] = { NULL, "CCACHE_NOHASHDIR=1", "CCACHE_COMPILERCHECK=content", NULL };
-	int ret = -1;
+	int rc, ret = -1;
 
 	buf_addf(&log_path, "%s/%s-build.log", v->logs, v->name);
 	buf_addf(&jobs, "-j%ld", ncpu > 0 ? ncpu : 1);
@@ -92,7 +92,10 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 	ch.cancel = &r->cancel;
 	ch.tick = run_tick;
 	ch.tick_arg = r;
-	if (child_run(&ch)) {
+	rc = child_run(&ch);
+	if (joblog_child(r, &ch))
+		goto out;
+	if (rc) {
 		if (ch.timed_out) {
 			buf_addf(why, "the build took longer than %d s", ch.timeout);
 			ret = 1;
@@ -104,6 +107,12 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 	if (ch.exit_code) {
 		buf_init(&logtext, 64 << 20);
 		buf_read_file(&logtext, log_path.ptr);
+		/* a full disk under the tree is ours, not the patch's */
+		if (strstr(logtext.ptr, "No space left on device")) {
+			buf_addf(&r->infra, "the build ran out of disk space (see %s)",
+				 log_path.ptr);
+			goto out;
+		}
 		build_first_errors(logtext.ptr, why, 12);
 		ret = 1;
 		goto out;
@@ -166,7 +175,7 @@ int build_suite(struct run *r)
 	const char *argv[] = { "make", "-C", NULL, NULL, NULL };
 	struct child ch = CHILD_INIT;
 	char hex[65];
-	int ret = -1;
+	int rc, ret = -1;
 
 	buf_addf(&dir, "%s/suite", r->patches_dir);
 	suite_hash(dir.ptr, hex);
@@ -190,7 +199,10 @@ int build_suite(struct run *r)
 	ch.cancel = &r->cancel;
 	ch.tick = run_tick;
 	ch.tick_arg = r;
-	if (child_run(&ch) || ch.exit_code) {
+	rc = child_run(&ch);
+	if (joblog_child(r, &ch))
+		goto out;
+	if (rc || ch.exit_code) {
 		buf_addf(&r->infra, "cannot build the guest suite (see %s)", log_path.ptr);
 		goto out;
 	}

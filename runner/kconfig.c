@@ -121,7 +121,9 @@ static int sandboxed_make(struct run *r, struct variant *v, const char *const *a
 	ch.tick = run_tick;
 	ch.tick_arg = r;
 	ret = child_run(&ch);
-	if (!ret && ch.exit_code)
+	if (joblog_child(r, &ch))
+		ret = -1;
+	else if (!ret && ch.exit_code)
 		ret = 1;
 	sandbox_cmd_release(&cmd);
 	return ret;
@@ -219,7 +221,7 @@ int kconfig_configure(struct run *r, struct variant *v, struct buf *why)
 	    (rc = sandboxed_make(r, v, olddef, false, log_path.ptr))) {
 		if (rc > 0)
 			buf_addf(&r->infra, "configuring the kernel failed (see %s)", log_path.ptr);
-		else
+		else if (!r->infra.len)	/* joblog.c may have said why */
 			buf_addstr(&r->infra, "configuring the kernel was interrupted");
 		goto out;
 	}

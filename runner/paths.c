@@ -34,7 +34,9 @@ int mkdir_p(const char *path, int mode)
 			char c = *s;
 			*s = '\0';
 			if (mkdir(p.ptr, mode) && errno != EEXIST) {
-				ret = error("cannot create '%s': %s", p.ptr, strerror(errno));
+				int e = errno;
+				ret = error("cannot create '%s': %s", p.ptr, strerror(e));
+				errno = e;	/* for the caller's message */
 				break;
 			}
 			*s = c;

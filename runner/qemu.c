@@ -3,7 +3,8 @@
  *
  * One boot is one qemu-system-x86_64 run with the job's bzImage, our
  * initramfs, the scenario's devices and command line, a serial console
- * captured (up to [runner] max_console bytes) and a wall-clock watchdog.
+ * captured (its head and tail within [runner] max_console, console.c) and
+ * a wall-clock watchdog.
  * -no-reboot with panic=-1 makes a panicking guest end the run at once.
  *
  * The accelerator: /dev/kvm existing proves nothing (on nested setups a 6.1
@@ -188,15 +189,32 @@ int qemu_pick_accel(struct run *r, const char *kernel, const char *initrd)
 	return 0;
 }
 
+/* The console log: what the parsers saw, and why it ends where it does. */
+static int write_console_log(struct run *r, const struct boot *b, const struct buf *console,
+			     int limit)
+{
+	struct buf text = BUF_INIT;
+	int ret;
+
+	buf_add(&text, console->ptr, console->len);
+	if (b->timed_out)
+		buf_addf(&text, "\n[bugbridge: guest killed after %d s]\n", limit);
+	ret = joblog_write(r, b->console_path, false, text.ptr, text.len);
+	buf_release(&text);
+	return ret;
+}
+
 int qemu_boot(struct run *r, struct boot *b, struct buf *console)
 {
 	struct buf append = BUF_INIT, err = BUF_INIT, only = BUF_INIT;
 	struct buf *args = NULL;
 	const char **argv = NULL;
 	struct child ch = CHILD_INIT;
+	struct console cons;
 	int argc, ret = -1, limit = cfg_int("runner.boot_timeout");
 	const struct scenario_boot *sb = b->sb;
 
+	console_init(&cons, cfg_int("runner.max_console"));
 	buf_addstr(&append, "console=ttyS0 panic=-1 oops=panic loglevel=7");
 	for (int i = 0; i < sb->ncmdline; i++)
 		buf_addf(&append, " %s", sb->cmdline[i]);
@@ -218,7 +236,8 @@ int qemu_boot(struct run *r, struct boot *b, struct buf *console)
 	if (sb->timeout && sb->timeout < limit)
 		limit = sb->timeout;
 	ch.argv = argv;
-	ch.capture = console;
+	ch.output = console_add;
+	ch.output_arg = &cons;
 	ch.timeout = limit;
 	ch.cancel = &r->cancel;
 	ch.tick = run_tick;
@@ -228,21 +247,17 @@ int qemu_boot(struct run *r, struct boot *b, struct buf *console)
 	b->cancelled = ch.cancelled;
 	b->exit_code = ch.exit_code;
 	b->seconds = ch.seconds;
-	if (b->console_path) {
-		int fd = open(b->console_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd >= 0) {
-			buf_write_fd(console, fd);
-			if (console->overflow)
-				dprintf(fd, "\n[bugbridge: console cut at %zu bytes]\n", console->cap);
-			if (ch.timed_out)
-				dprintf(fd, "\n[bugbridge: guest killed after %d s]\n", limit);
-			close(fd);
-		}
-	}
+	b->console_cut = console_cut_bytes(&cons);
+	console_text(&cons, console);
+	if (b->console_cut)
+		log_warn("runner: the guest wrote %llu bytes to its console; %llu cut ([runner] max_console)",
+			 cons.total, b->console_cut);
 	if (ret && (ch.timed_out || ch.cancelled))
 		ret = 0;	/* the caller reads timed_out/cancelled */
 	else if (ret)
 		buf_addstr(&r->infra, "could not start qemu-system-x86_64");
+	if (!ret && b->console_path && write_console_log(r, b, console, limit))
+		ret = -1;
 out:
 	for (int i = 0; args && i < sb->nqemu; i++)
 		buf_release(&args[i]);
@@ -251,5 +266,6 @@ out:
 	buf_release(&append);
 	buf_release(&err);
 	buf_release(&only);
+	console_release(&cons);
 	return ret;
 }

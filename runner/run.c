@@ -214,10 +214,13 @@ static int do_apply(struct run *r, struct variant *v)
 		goto out;
 	}
 	if (rc < 0) {
-		buf_addstr(&r->infra, "could not run patch");
+		if (!r->infra.len)	/* else joblog.c said why */
+			buf_addstr(&r->infra, "could not run patch");
 		goto out;
 	}
 	rc = apply_series(r, v, r->harness, r->nharness, "harness", &why, &harness, &nharness);
+	if (rc < 0 && r->infra.len)
+		goto out;
 	if (rc) {
 		/* The harness is ours; a candidate that conflicts with it is not its fault. */
 		buf_addf(&r->infra, "the test harness does not apply on top of this tree: %s",
@@ -465,12 +468,14 @@ static void run_release(struct run *r)
 /*
  * A runner killed mid-job leaves its trees behind; the run that takes the
  * job over removes them (the logs stay) and records its own log dir, so
- * `job show` points at the live attempt.
+ * `job show` points at the live attempt.  The old job dir's name is the
+ * last part of the old log dir (or the part before "/logs").
  */
 static void drop_old_trees(struct run *r)
 {
 	sqlite3_stmt *st = db_stmt(r->db, sql_run_logdir_get);
-	struct buf old = BUF_INIT, path = BUF_INIT;
+	struct buf old = BUF_INIT, prefix = BUF_INIT, path = BUF_INIT;
+	const char *name;
 
 	if (st) {
 		sqlite3_bind_int64(st, 1, r->job->id);
@@ -478,12 +483,14 @@ static void drop_old_trees(struct run *r)
 			buf_addstr(&old, db_col_text(st, 0));
 		sqlite3_reset(st);
 	}
-	if (old.len > 5 && !strcmp(old.ptr + old.len - 5, "/logs") && strcmp(old.ptr, r->logs) &&
-	    !strncmp(old.ptr, r->cache, strlen(r->cache))) {
+	if (old.len > 5 && !strcmp(old.ptr + old.len - 5, "/logs"))
 		buf_setlen(&old, old.len - 5);
+	name = strrchr(old.ptr, '/') ? strrchr(old.ptr, '/') + 1 : old.ptr;
+	buf_addf(&prefix, "%lld-a", (long long)r->job->id);
+	if (!strncmp(name, prefix.ptr, prefix.len) && strcmp(name, strrchr(r->jobdir, '/') + 1)) {
 		for (int i = 0; i < 2; i++) {
 			buf_reset(&path);
-			buf_addf(&path, "%s/%s", old.ptr, i ? "baseline" : "patched");
+			buf_addf(&path, "%s/jobs/%s/%s", r->cache, name, i ? "baseline" : "patched");
 			remove_tree(path.ptr);
 		}
 	}
@@ -495,6 +502,7 @@ static void drop_old_trees(struct run *r)
 		db_step_done(r->db, st);
 	}
 	buf_release(&old);
+	buf_release(&prefix);
 	buf_release(&path);
 }
 
@@ -533,10 +541,13 @@ static int run_setup(struct run *r)
 	}
 	chmod(b.ptr, 0755);
 	r->jobdir = buf_detach(&b, NULL);
-	buf_addf(&b, "%s/logs", r->jobdir);
+	if (*cfg_str("runner.log_dir"))
+		buf_addf(&b, "%s/%s", cfg_str("runner.log_dir"), strrchr(r->jobdir, '/') + 1);
+	else
+		buf_addf(&b, "%s/logs", r->jobdir);
 	r->logs = buf_detach(&b, NULL);
 	if (mkdir_p(r->logs, 0755)) {
-		buf_addf(&r->infra, "cannot create '%s'", r->logs);
+		buf_addf(&r->infra, "cannot create the log dir '%s': %s", r->logs, strerror(errno));
 		return -1;
 	}
 	drop_old_trees(r);

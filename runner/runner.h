@@ -15,13 +15,16 @@
  *   initramfs.c  the newc cpio with busybox, bbsuite and /init
  *   scenario.c   kernel-patches/suite/scenarios: images, QEMU args, cmdline
  *   qemu.c       the accelerator probe and one guest boot with a watchdog
+ *   console.c    the guest's console within max_console: head, cut, tail
+ *   joblog.c     writing job logs; a log we cannot write is infra-error
  *   ktap.c       KTAP parser (pure)
  *   logscan.c    kernel problems in the console log -> signatures (pure)
  *   verdict.c    flake counting, the verdict and what changed (pure)
  *
  * A struct run is one job in progress; struct variant one of its trees.
  * Everything a stage writes lives under the job's directory in the cache;
- * logs under <job dir>/logs, which is what jobs.log_dir names.
+ * logs under <job dir>/logs, or <[runner] log_dir>/<job dir name> when
+ * that is set, which is what jobs.log_dir names.
  */
 #ifndef BB_RUNNER_H
 #define BB_RUNNER_H
@@ -216,6 +219,28 @@ int cpio_write(const char *path, const struct cpio_entry *entries, int n);
 /* The guest initramfs for this run: busybox, bbsuite, init. */
 int initramfs_make(struct run *r, const char *path);
 
+/* ---- console.c ---- */
+struct console {
+	struct buf head;		/* the first max_console/2 bytes */
+	char *ring;			/* the latest ring_cap bytes */
+	size_t ring_cap, ring_len, ring_next;
+	unsigned long long total;	/* bytes the guest wrote */
+};
+void console_init(struct console *c, size_t cap);
+/* A child.h output callback (arg: the struct console). */
+void console_add(void *arg, const char *data, size_t len);
+/* Bytes that were neither in the head nor in the tail. */
+unsigned long long console_cut_bytes(const struct console *c);
+/* Head, a line saying how much was cut (if any), tail. */
+void console_text(const struct console *c, struct buf *out);
+void console_release(struct console *c);
+
+/* ---- joblog.c ---- */
+/* Write (or append) a job log; -1 and r->infra names the file and errno. */
+int joblog_write(struct run *r, const char *path, bool append, const char *data, size_t len);
+/* After a child with a log_path: -1 and r->infra if its log could not be written. */
+int joblog_child(struct run *r, const struct child *ch);
+
 /* ---- scenario.c ---- */
 /* kernel-patches/suite/scenarios (grammar at the top of that file). */
 struct scenario_image {
@@ -264,11 +289,15 @@ struct boot {
 	bool cancelled;
 	int exit_code;
 	double seconds;
-	double first_test_line;		/* seconds from start to "KTAP version", or -1 */
+	unsigned long long console_cut;	/* console bytes beyond max_console, dropped */
 };
 /* Decide KVM or TCG once per runner (real probe boot); r->accel. */
 int qemu_pick_accel(struct run *r, const char *kernel, const char *initrd);
-/* Boot once; console appended to *console (capped).  -1: QEMU did not run. */
+/*
+ * Boot once; the console (head and tail within max_console, console.c) is
+ * appended to *console and written to console_path.  -1: QEMU did not run,
+ * or the console log could not be written (r->infra says which).
+ */
 int qemu_boot(struct run *r, struct boot *b, struct buf *console);
 
 /* ---- ktap.c (pure) ---- */

@@ -16,11 +16,7 @@ id=$(bb job add --bug 9370 --none 2>/dev/null)
 # the binary itself, not a shell function's subshell: kill -9 must hit the runner
 "$BB_BUILD/bugbridge-runner" >"$TMP/runner1.log" 2>&1 &
 pid=$!
-i=0
-while [ $i -lt 1200 ] && [ "$(job_field $id stage)" != build ]; do
-	sleep 0.5; i=$((i + 1))
-done
-is "the first runner reached the build" "$(job_field $id stage)" "build"
+wait_stage $id build
 kill -9 $pid
 wait $pid 2>/dev/null
 is "after kill -9 the job still looks running" "$(job_field $id state)" "running"

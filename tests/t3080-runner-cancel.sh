@@ -12,11 +12,7 @@ runner_setup </dev/null
 id=$(bb job add --bug 9370 --none 2>/dev/null)
 "$BB_BUILD/bugbridge-runner" --once >"$TMP/runner.log" 2>&1 &
 pid=$!
-i=0
-while [ $i -lt 1200 ] && [ "$(job_field $id stage)" != build ]; do
-	sleep 0.5; i=$((i + 1))
-done
-is "the runner reached the build" "$(job_field $id stage)" "build"
+wait_stage $id build
 bb job cancel $id >/dev/null
 wait $pid
 is "the runner exits 0" "$?" "0"

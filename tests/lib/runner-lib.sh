@@ -35,6 +35,16 @@ runner_setup() {
 # job_field ID COLUMN: one column of a job row.
 job_field() { sql "SELECT $2 FROM jobs WHERE id = $1"; }
 
+# wait_stage ID STAGE: wait (up to 20 minutes: a cold build) until the job
+# is in that stage; then is "the runner reached the STAGE".
+wait_stage() {
+	_i=0
+	while [ $_i -lt 2400 ] && [ "$(job_field $1 stage)" != "$2" ]; do
+		sleep 0.5; _i=$((_i + 1))
+	done
+	is "the runner reached the $2" "$(job_field $1 stage)" "$2"
+}
+
 # test_status ID VARIANT NAME: status of one test case.
 test_status() {
 	sql "SELECT status FROM test_results WHERE job_id = $1 AND variant = '$2' AND name = '$3'"

@@ -252,6 +252,45 @@ static void test_build_errors(void **state)
 	buf_release(&out);
 }
 
+/* The console keeps its head and its tail within the cap, and says what it cut. */
+static void test_console_head_and_tail(void **state)
+{
+	struct console c;
+	struct buf text = BUF_INIT;
+	char flood[1000];
+
+	(void)state;
+	console_init(&c, 20);
+	console_add(&c, "boot\n", 5);
+	console_text(&c, &text);
+	assert_string_equal(text.ptr, "boot\n");	/* under the cap: as it came */
+	assert_int_equal(console_cut_bytes(&c), 0);
+	buf_reset(&text);
+
+	memset(flood, 'x', sizeof(flood));
+	console_add(&c, flood, sizeof(flood));
+	/* a tail that wraps the ring over several writes */
+	console_add(&c, "ok 1 a\n", 7);
+	console_add(&c, "ok 2 b\n", 7);
+	console_text(&c, &text);
+	assert_int_equal(console_cut_bytes(&c), 5 + 1000 + 14 - 20);
+	assert_true(!strncmp(text.ptr, "boot\nxxxxx\n[bugbridge: 999 bytes of console output cut",
+			     strlen("boot\nxxxxx\n[bugbridge: 999 bytes of console output cut")));
+	assert_non_null(strstr(text.ptr, "the guest wrote 1019, [runner] max_console keeps 20]\n"));
+	assert_string_equal(text.ptr + text.len - 10, " a\nok 2 b\n");
+	buf_release(&text);
+	console_release(&c);
+
+	/* one write bigger than the ring keeps its last bytes */
+	console_init(&c, 8);
+	console_add(&c, "headTAIL-0123456789", 19);
+	console_text(&c, &text);
+	assert_string_equal(strrchr(text.ptr, '\n') + 1, "6789");
+	assert_true(!strncmp(text.ptr, "head\n", 5));
+	buf_release(&text);
+	console_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_scenario),
 		cmocka_unit_test(test_kconf_missing),
 		cmocka_unit_test(test_build_errors),
+		cmocka_unit_test(test_console_head_and_tail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
