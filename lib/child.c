@@ -136,7 +136,7 @@ static size_t drain(struct child *ch, struct stream *s)
 {
 	char chunk[8192];
 	size_t total = 0;
-	ssize_t n;
+	ssize_t n = -1;
 
 	while (s->fd >= 0 && (n = read(s->fd, chunk, sizeof(chunk))) > 0) {
 		total += n;
