@@ -40,9 +40,10 @@ j1=$(bb job add --bug 9370 --none 2>/dev/null)
 j2=$(bb job add --bug 9370 --series "$SRC/kernel-patches/sr-sense-valid" 2>/dev/null)
 "$BB_BUILD/bugbridge-runner" --once 2>"$WORK/r2.log"
 
-echo "accel: $(q "SELECT accel FROM jobs WHERE id = $j1")"
-echo "kernel: $(q "SELECT kernel_version FROM jobs WHERE id = $j1")"
-echo "cold build: $(stage $j1 build) (verdict $(q "SELECT verdict FROM jobs WHERE id = $j1"))"
+# commentary lines start with '#': bench.sh takes only "name: number unit"
+echo "# accel $(q "SELECT accel FROM jobs WHERE id = $j1"), kernel $(q "SELECT kernel_version FROM jobs WHERE id = $j1"), $(nproc) CPUs"
+echo "# the unpatched base's verdict: $(q "SELECT verdict FROM jobs WHERE id = $j1") (sr-capacity fails on 6.1: the live bug)"
+echo "cold build: $(stage $j1 build)"
 echo "incremental build after a one-file patch: $(stage $j2 build)"
 echo "configure, cold / seeded: $(stage $j1 configure) / $(stage $j2 configure)"
 echo "tree from the baseline (apply stage): $(stage $j2 apply)"

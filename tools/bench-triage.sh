@@ -79,7 +79,7 @@ done_jobs=$(sqlite3 "$TMP/bench.db" "SELECT COUNT(*) FROM jobs WHERE reported = 
 rows=$(sqlite3 "$TMP/bench.db" "SELECT COUNT(*) FROM outbox")
 t=$(echo "$full - $empty" | bc)
 echo "# $done_jobs of $N jobs reported, $rows outbox rows queued"
-echo "triage of $N finished jobs: $t s"
+echo "triage of $N finished jobs: $(printf '%.3f' "$t") s"
 echo "triage rate: $(echo "scale=0; $done_jobs / ($t + 0.0001)" | bc) jobs/s"
 
 if [ ! -r "$MAINT" ] && [ -r /usr/src/linux-source-6.1.tar.xz ]; then
@@ -99,7 +99,7 @@ if [ -r "$MAINT" ]; then
 	withm=$(once)
 	owners=$(sqlite3 "$TMP/bench.db" "SELECT COUNT(DISTINCT bug_id) FROM bug_owners")
 	echo "# owners found for $owners of $N bugs"
-	echo "triage and owners of $N bugs: $(echo "$withm - $empty" | bc) s"
+	echo "triage and owners of $N bugs: $(printf '%.3f' "$(echo "$withm - $empty" | bc)") s"
 else
 	echo "# no MAINTAINERS (no linux-source-6.1 tarball): owners not measured"
 fi

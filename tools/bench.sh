@@ -33,9 +33,14 @@ for line in open(raw):
     name, script = line.rstrip("\n").split("\t")
     for l in open(raw + "." + name):
         m = re.match(r"^\s*([A-Za-z][\w .,/()=>-]*?):\s+(-?[0-9][0-9.]*)\s*(\S*)\s*$", l)
-        if m:
-            rows.append({"bench": name, "name": m.group(1), "value": float(m.group(2)),
-                         "unit": m.group(3), "command": os.path.relpath(script)})
+        if not m or l.lstrip().startswith("#"):
+            continue
+        try:
+            value = float(m.group(2))
+        except ValueError:      # "6.1.192" is a version, not a figure
+            continue
+        rows.append({"bench": name, "name": m.group(1), "value": value,
+                     "unit": m.group(3), "command": os.path.relpath(script)})
 w = max([len(r["name"]) for r in rows] + [10])
 with open(out_txt, "w") as f:
     for r in rows:
@@ -44,5 +49,6 @@ json.dump({"figures": rows}, open(out_json, "w"), indent=1)
 print("\n== report (%d figures): %s, %s" % (len(rows), out_txt, out_json))
 print(open(out_txt).read(), end="")
 PYEOF
+[ $? = 0 ] || { echo "!! the report could not be written"; status=1; }
 rm -f "$RAW" "$RAW".*
 exit $status
