@@ -45,7 +45,8 @@ echo "# accel $(q "SELECT accel FROM jobs WHERE id = $j1"), kernel $(q "SELECT k
 echo "# the unpatched base's verdict: $(q "SELECT verdict FROM jobs WHERE id = $j1") (sr-capacity fails on 6.1: the live bug)"
 echo "cold build: $(stage $j1 build)"
 echo "incremental build after a one-file patch: $(stage $j2 build)"
-echo "configure, cold / seeded: $(stage $j1 configure) / $(stage $j2 configure)"
+echo "configure, cold: $(stage $j1 configure)"
+echo "configure, seeded: $(stage $j2 configure)"
 echo "tree from the baseline (apply stage): $(stage $j2 apply)"
 
 dir=$(ls -d "$CACHE"/jobs/$j2-a1-*)
