@@ -261,7 +261,7 @@ int child_run(struct child *ch)
 			kill_group(ch->pid, SIGKILL);
 		}
 	}
-/* Reap whatever the group left running (make's children, qemu helpers). */
+	/* Reap whatever the group left running (make's children, qemu helpers). */
 	kill_group(ch->pid, SIGKILL);
 	/* Non-blocking: a grandchild outside the group may hold a pipe. */
 	drain(ch, &streams[0]);

@@ -86,7 +86,10 @@ static const char *panic_title(const struct variant *v)
 	return v->problems->n ? v->problems->items[0].title : "kernel panic";
 }
 
-/* One boot: 0 and the results in v, or -1 (v->verdict or r->infra set). */
+/*
+ * One boot: 0 and the results in v, or -1 (v->verdict or r->infra set).
+ * *cut (when not NULL): console bytes beyond max_console, dropped.
+ */
 static int boot_once(struct run *r, struct variant *v, const struct scenario_boot *sb,
 		     const char *only, int run_no, struct ktap_result *k, struct buf *console,
 		     unsigned long long *cut)
@@ -151,7 +154,8 @@ static int boot_once(struct run *r, struct variant *v, const struct scenario_boo
 		buf_release(&d);
 		goto out;
 	}
-	*cut = b.console_cut;
+	if (cut)
+		*cut = b.console_cut;
 	ret = 0;
 out:
 	buf_release(&kernel);
@@ -230,8 +234,7 @@ int run_reruns(struct run *r, struct variant *v)
 			job_progress(r->job, r->db, "test", prog.ptr);
 			buf_release(&prog);
 			/* a crash or hang in a re-run counts as a failed run */
-			unsigned long long cut = 0;
-			if (boot_once(r, v, sb, t->name, n, &k, &console, &cut) &&
+			if (boot_once(r, v, sb, t->name, n, &k, &console, NULL) &&
 			    (r->infra.len || r->cancel)) {
 				ktap_release(&k);
 				buf_release(&console);

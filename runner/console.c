@@ -39,8 +39,7 @@ static void ring_add(struct console *c, const char *data, size_t len)
 		size_t room = c->ring_cap - c->ring_next, n = len < room ? len : room;
 		memcpy(c->ring + c->ring_next, data, n);
 		c->ring_next = (c->ring_next + n) % c->ring_cap;
-		if (c->ring_len < c->ring_cap)
-			c->ring_len = c->ring_len + n < c->ring_cap ? c->ring_len + n : c->ring_cap;
+		c->ring_len = c->ring_len + n < c->ring_cap ? c->ring_len + n : c->ring_cap;
 		data += n;
 		len -= n;
 	}

@@ -17,8 +17,9 @@
 
 static void log_failed(struct run *r, const char *path, int err)
 {
-	if (strstr(r->infra.ptr, "cannot write the log"))
+	if (r->log_failed)
 		return;
+	r->log_failed = true;
 	if (r->infra.len)
 		buf_addch(&r->infra, '\n');
 	buf_addf(&r->infra, "cannot write the log '%s': %s", path, strerror(err));

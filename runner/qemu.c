@@ -193,14 +193,14 @@ int qemu_pick_accel(struct run *r, const char *kernel, const char *initrd)
 static int write_console_log(struct run *r, const struct boot *b, const struct buf *console,
 			     int limit)
 {
-	struct buf text = BUF_INIT;
-	int ret;
+	struct buf note = BUF_INIT;
+	int ret = joblog_write(r, b->console_path, false, console->ptr, console->len);
 
-	buf_add(&text, console->ptr, console->len);
-	if (b->timed_out)
-		buf_addf(&text, "\n[bugbridge: guest killed after %d s]\n", limit);
-	ret = joblog_write(r, b->console_path, false, text.ptr, text.len);
-	buf_release(&text);
+	if (!ret && b->timed_out) {
+		buf_addf(&note, "\n[bugbridge: guest killed after %d s]\n", limit);
+		ret = joblog_write(r, b->console_path, true, note.ptr, note.len);
+	}
+	buf_release(&note);
 	return ret;
 }
 

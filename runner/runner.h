@@ -145,6 +145,7 @@ struct run {
 	sqlite3_int64 stage_id;
 	const char *stage_variant;
 	struct buf infra;		/* infra-error reason, if any */
+	bool log_failed;		/* joblog.c said so in infra already */
 };
 
 /* run.c: run one claimed job to its verdict (or release/cancel). */
