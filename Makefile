@@ -32,13 +32,14 @@ endif
 
 CFLAGS ?= $(OPT) -g
 ALL_CFLAGS = -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(SANFLAGS) \
-	-iquote lib -iquote server -iquote runner -iquote $(O)/gen -DBB_DATADIR='"$(DATADIR)"' \
+	$(SRC_DIRS:%=-iquote %) -iquote $(O)/gen -DBB_DATADIR='"$(DATADIR)"' \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
-MAINS = server/bugbridged.c server/bugbridge.c runner/main.c
-LIB_SRC = $(sort $(wildcard lib/*.c server/*.c runner/*.c))
+SRC_DIRS = lib tracker triage mail web runner cli server
+MAINS = server/bugbridged.c cli/bugbridge.c runner/main.c
+LIB_SRC = $(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
 LIB_SRC := $(filter-out $(MAINS),$(LIB_SRC))
 LIB_OBJ = $(LIB_SRC:%.c=$(O)/obj/%.o) $(O)/obj/gen/schema.o
 TRACKER_SRC = $(wildcard tests/tracker/*.c)
@@ -71,7 +72,7 @@ $(O)/obj/gen/schema.o: $(O)/gen/schema.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # The stylesheet is built into the binary (.incbin in page_static.c).
-$(O)/obj/server/page_static.o: web/style.css
+$(O)/obj/web/page_static.o: web/style.css
 
 $(O)/libbugbridge.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -79,7 +80,7 @@ $(O)/libbugbridge.a: $(LIB_OBJ)
 $(O)/bugbridged: $(O)/obj/server/bugbridged.o $(O)/libbugbridge.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
-$(O)/bugbridge: $(O)/obj/server/bugbridge.o $(O)/libbugbridge.a
+$(O)/bugbridge: $(O)/obj/cli/bugbridge.o $(O)/libbugbridge.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 
 $(O)/bugbridge-runner: $(O)/obj/runner/main.o $(O)/libbugbridge.a
