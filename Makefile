@@ -32,16 +32,31 @@ endif
 
 CFLAGS ?= $(OPT) -g
 ALL_CFLAGS = -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(SANFLAGS) \
-	$(SRC_DIRS:%=-iquote %) -iquote $(O)/gen -DBB_DATADIR='"$(DATADIR)"' \
+	$(LAYER_INC) -iquote $(O)/gen -DBB_DATADIR='"$(DATADIR)"' \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
-SRC_DIRS = lib tracker triage mail web runner cli server
+# One folder per concern (README, "Architecture"); tools/layers says which
+# folders each may use.  A folder is compiled with only those on its
+# include path and archived on its own, so a forbidden include fails the
+# build; tools/check-layers.sh names it in one line.
+LAYERS = tools/layers
+SRC_DIRS := $(shell sed -n 's/^\([a-z]*\):.*/\1/p' $(LAYERS))
+uses = $(shell sed -n 's/^$(1):[[:space:]]*//p' $(LAYERS))
+$(foreach d,$(SRC_DIRS),$(eval $(O)/obj/$(d)/%.o: LAYER_INC = \
+	$(foreach u,$(d) $(call uses,$(d)),-iquote $(u))))
+# Tests see every folder; the stand-in tracker is built on lib/ alone.
+LAYER_INC = $(SRC_DIRS:%=-iquote %)
+$(O)/obj/tests/tracker/%.o: LAYER_INC = -iquote lib
+$(O)/obj/gen/%.o: LAYER_INC = -iquote lib
+
 MAINS = server/bugbridged.c cli/bugbridge.c runner/main.c
-LIB_SRC = $(sort $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c)))
-LIB_SRC := $(filter-out $(MAINS),$(LIB_SRC))
-LIB_OBJ = $(LIB_SRC:%.c=$(O)/obj/%.o) $(O)/obj/gen/schema.o
+dir_objs = $(patsubst %.c,$(O)/obj/%.o,$(filter-out $(MAINS),$(wildcard $(1)/*.c)))
+archive = $(O)/libbb-$(1).a
+# A program links its folder's archive and those of every folder it uses.
+link_archives = $(foreach u,$(1) $(call uses,$(1)),$(call archive,$(u)))
+ARCHIVES = $(foreach d,$(SRC_DIRS),$(call archive,$(d)))
 TRACKER_SRC = $(wildcard tests/tracker/*.c)
 TRACKER_OBJ = $(TRACKER_SRC:%.c=$(O)/obj/%.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
@@ -74,26 +89,31 @@ $(O)/obj/gen/schema.o: $(O)/gen/schema.c
 # The stylesheet is built into the binary (.incbin in page_static.c).
 $(O)/obj/web/page_static.o: web/style.css
 
-$(O)/libbugbridge.a: $(LIB_OBJ)
+$(foreach d,$(SRC_DIRS),$(eval $(call archive,$(d)): $(call dir_objs,$(d))))
+$(call archive,lib): $(O)/obj/gen/schema.o
+$(O)/libbb-%.a:
 	rm -f $@ && ar rcs $@ $^
 
-$(O)/bugbridged: $(O)/obj/server/bugbridged.o $(O)/libbugbridge.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+LINK = $(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) -Wl,--start-group \
+	$(filter %.a,$^) -Wl,--end-group $(LIBS)
 
-$(O)/bugbridge: $(O)/obj/cli/bugbridge.o $(O)/libbugbridge.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+$(O)/bugbridged: $(O)/obj/server/bugbridged.o $(call link_archives,server)
+	$(LINK)
 
-$(O)/bugbridge-runner: $(O)/obj/runner/main.o $(O)/libbugbridge.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+$(O)/bugbridge: $(O)/obj/cli/bugbridge.o $(call link_archives,cli)
+	$(LINK)
 
-$(O)/bz-standin: $(TRACKER_OBJ) $(O)/libbugbridge.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+$(O)/bugbridge-runner: $(O)/obj/runner/main.o $(call link_archives,runner)
+	$(LINK)
 
-# Unit tests link the whole library (so test_sql sees every DB_SQL statement).
-$(O)/tests/%: tests/unit/%.c $(O)/libbugbridge.a
+$(O)/bz-standin: $(TRACKER_OBJ) $(call archive,lib)
+	$(LINK)
+
+# Unit tests link every archive whole (so test_sql sees every DB_SQL statement).
+$(O)/tests/%: tests/unit/%.c $(ARCHIVES)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< -Wl,--whole-archive \
-		$(O)/libbugbridge.a -Wl,--no-whole-archive $(LIBS) -lcmocka
+		$(ARCHIVES) -Wl,--no-whole-archive $(LIBS) -lcmocka
 
 unit: $(UNIT_BIN)
 
@@ -102,9 +122,10 @@ FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(O)/fuzz/%)
 FUZZ_TIME ?= 60
 
-$(O)/fuzz/%: tests/fuzz/%.c $(O)/libbugbridge.a
+$(O)/fuzz/%: tests/fuzz/%.c $(ARCHIVES)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(ALL_LDFLAGS) -o $@ $< $(O)/libbugbridge.a $(LIBS)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(ALL_LDFLAGS) -o $@ $< -Wl,--start-group \
+		$(ARCHIVES) -Wl,--end-group $(LIBS)
 
 fuzzers: $(FUZZ_BIN)
 
@@ -127,7 +148,13 @@ deps:
 
 # Unit tests run in the plain and the sanitizer build; integration tests run
 # the sanitizer build's binaries (leak checks off: daemons are killed).
-check: deps
+# The house rules a compiler does not see: the layers' edges (tools/layers)
+# and the size of files and functions.
+lint:
+	tools/check-layers.sh
+	tools/check-size.sh
+
+check: deps lint
 	$(MAKE) all unit
 	$(MAKE) O=$(O)/san SAN=1 all unit
 	$(MAKE) O=$(O)/fuzzlib SAN=fuzz fuzzers
@@ -161,5 +188,5 @@ install: all
 clean:
 	rm -rf $(O)
 
-.PHONY: all unit fuzzers fuzz deps check test-integration demo bench install clean
+.PHONY: all unit fuzzers fuzz deps lint check test-integration demo bench install clean
 .DELETE_ON_ERROR:

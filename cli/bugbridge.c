@@ -3,7 +3,7 @@
  * global options first, then a subcommand that owns the rest of argv.
  */
 #include "app.h"
-#include "commands.h"
+#include "cli.h"
 
 #include <getopt.h>
 #include <stdio.h>

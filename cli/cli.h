@@ -1,11 +1,14 @@
 /*
- * commands: the subcommands of the admin program `bugbridge`, one file each
+ * cli: the admin program `bugbridge`, one subcommand per file
+ * (cmd_<name>.c).  May use: lib/ and mail/ (digest preview and send).
+ *
+ * The subcommands of the admin program `bugbridge`, one file each
  * (cmd_<name>.c).  Each gets argv starting at its own name, runs after the
  * configuration is installed, and returns the process exit code: 0 ok,
  * 1 failure, 2 usage error.  Each handles its own --help.
  */
-#ifndef BB_COMMANDS_H
-#define BB_COMMANDS_H
+#ifndef BB_CLI_H
+#define BB_CLI_H
 
 int cmd_db(int argc, char **argv);
 int cmd_status(int argc, char **argv);

@@ -3,7 +3,7 @@
  * print the example file, or check that the configuration loads.
  */
 #include "app.h"
-#include "commands.h"
+#include "cli.h"
 #include "config.h"
 
 #include <stdio.h>

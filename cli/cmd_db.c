@@ -2,7 +2,7 @@
  * bugbridge db: create or upgrade the database schema.
  */
 #include "app.h"
-#include "commands.h"
+#include "cli.h"
 #include "config.h"
 #include "db.h"
 

@@ -6,9 +6,9 @@
  * hand is what the service does, with the same once-per-period guarantee.
  */
 #include "app.h"
-#include "commands.h"
+#include "cli.h"
 #include "config.h"
-#include "digest.h"
+#include "mail.h"
 #include "log.h"
 
 #include <getopt.h>

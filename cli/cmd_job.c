@@ -14,7 +14,7 @@
  * test case and each failure signature, and where the logs are.
  */
 #include "app.h"
-#include "commands.h"
+#include "cli.h"
 #include "config.h"
 #include "db.h"
 #include "job.h"

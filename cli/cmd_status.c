@@ -4,7 +4,7 @@
  * states and the last errors (which are redacted where they are stored).
  */
 #include "app.h"
-#include "commands.h"
+#include "cli.h"
 #include "config.h"
 #include "db.h"
 

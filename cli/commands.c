@@ -1,7 +1,7 @@
 /*
  * commands: helpers shared by the admin subcommands (cmd_*.c).
  */
-#include "commands.h"
+#include "cli.h"
 
 #include <stdio.h>
 #include <string.h>

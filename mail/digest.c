@@ -12,12 +12,11 @@
  * A digest with nothing in it is not sent (and not recorded, so the next
  * one still covers the quiet time).
  */
-#include "digest.h"
+#include "mail.h"
 #include "config.h"
 #include "log.h"
-#include "mail.h"
+#include "message.h"
 #include "outbox.h"
-#include "service.h"
 
 #include <string.h>
 

@@ -10,10 +10,10 @@
  *
  * Read-only: digest.c decides when to build and records the result.
  */
-#include "digest.h"
+#include "mail.h"
 #include "config.h"
 #include "log.h"
-#include "mail.h"
+#include "message.h"
 
 #include <ctype.h>
 #include <stdlib.h>

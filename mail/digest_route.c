@@ -12,7 +12,7 @@
  * Triage works those out (server/owners.c) and keeps them in bug_owners;
  * we only read them.
  */
-#include "digest.h"
+#include "mail.h"
 #include "config.h"
 
 #include <stdio.h>

@@ -14,10 +14,10 @@
  * right after the server accepted a message, before any bookkeeping - the
  * state a kill -9 at that instant leaves (tests/t5020-digest-crash.sh).
  */
-#include "digest.h"
+#include "mail.h"
 #include "config.h"
 #include "log.h"
-#include "mail.h"
+#include "message.h"
 #include "smtp.h"
 
 #include <stdlib.h>

@@ -1,5 +1,8 @@
 /*
- * digest: the mailing-list digest, from database to mail server.
+ * mail: the mailing-list digest, from database to mail server.  This is
+ * the folder's public face (bugbridged calls digest_tick, the admin
+ * command previews and sends); message.c (composing one RFC 5322 message)
+ * and smtp.c (handing it to the server) are its own.  May use: lib/ only.
  *
  *   digest_route.c   which lists get a digest, and which bugs each covers
  *   digest_build.c   the text: new bugs, bugs needing attention, results,
@@ -13,14 +16,20 @@
  * message itself, so any resend (after a crash between the server's 250 and
  * our bookkeeping) carries the same id and list software drops the copy.
  */
-#ifndef BB_DIGEST_H
-#define BB_DIGEST_H
+#ifndef BB_MAIL_H
+#define BB_MAIL_H
 
 #include <signal.h>
 #include <stdbool.h>
 #include <time.h>
 #include "buf.h"
 #include "db.h"
+
+/*
+ * due digests -> outbox mail rows -> SMTP: the service's step.  0 when it
+ * ran, -1 when it failed (logged, retried next cycle).
+ */
+int digest_tick(struct db *db, time_t now, const volatile sig_atomic_t *stop);
 
 /* One list and the bugs it hears about. */
 struct digest_route {

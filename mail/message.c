@@ -5,7 +5,7 @@
  * whatever the caller passed, so a CR or LF from a bug summary can never end
  * the header block early or add a header.
  */
-#include "mail.h"
+#include "message.h"
 
 #include <string.h>
 #include <sys/random.h>

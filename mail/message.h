@@ -1,5 +1,5 @@
 /*
- * mail: RFC 5322 / MIME message composition, and the text hygiene that
+ * message: RFC 5322 / MIME message composition, and the text hygiene that
  * makes tracker text safe to put in a mail.
  *
  * Everything that reaches a header goes through mail_clean_text() inside
@@ -13,8 +13,8 @@
  * Pure code over strings: no database, no network, no logging.  All output
  * goes into caller-owned bufs.
  */
-#ifndef BB_MAIL_H
-#define BB_MAIL_H
+#ifndef BB_MESSAGE_H
+#define BB_MESSAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,10 @@
 /*
- * bugbridged: the service.  One main loop runs the cycle (poll, triage,
- * post, digest) on its timer; the HTTP server runs on libmicrohttpd's
- * threads with their own database connections.
+ * bugbridged: the service, and all of server/: it only wires the cycle
+ * together.  One main loop runs the steps in data-flow order on its timer
+ * (tracker: poll_cycle; triage: triage_run; tracker: outbox_flush; mail:
+ * digest_tick); the HTTP server (web/) runs on libmicrohttpd's threads with
+ * their own database connections.  May use every folder's public header;
+ * nothing includes it.
  *
  * Signals only raise flags; the loop acts on them between steps, so a post
  * in flight always finishes before we exit (SIGTERM/SIGINT) or reload the
@@ -10,7 +13,10 @@
 #include "app.h"
 #include "config.h"
 #include "log.h"
-#include "service.h"
+#include "mail.h"
+#include "tracker.h"
+#include "triage.h"
+#include "web.h"
 
 #include <getopt.h>
 #include <signal.h>

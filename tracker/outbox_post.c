@@ -42,7 +42,7 @@
 #include "config.h"
 #include "log.h"
 #include "redact.h"
-#include "service.h"
+#include "tracker.h"
 #include "sha256.h"
 
 #include <ctype.h>

@@ -26,7 +26,7 @@
 #include "log.h"
 #include "poll.h"
 #include "redact.h"
-#include "service.h"
+#include "tracker.h"
 #include "sha256.h"
 
 #include <stdio.h>

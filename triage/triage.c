@@ -17,7 +17,6 @@
 #include "job_queue.h"
 #include "log.h"
 #include "outbox.h"
-#include "service.h"
 
 #include <stdio.h>
 #include <stdlib.h>

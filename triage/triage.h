@@ -33,6 +33,13 @@
 #include "buf.h"
 #include "db.h"
 
+/*
+ * finished jobs -> triage state, outbox rows (one transaction per job);
+ * also commands in comments, acknowledgements, stale flags and owners.
+ * 0 when the step ran, -1 when it failed (logged, retried next cycle).
+ */
+int triage_run(struct db *db, const volatile sig_atomic_t *stop);
+
 /* --- triage_state.c ------------------------------------------------- */
 
 enum triage_state {

@@ -21,7 +21,7 @@
 #include "html.h"
 #include "log.h"
 #include "page.h"
-#include "service.h"
+#include "web.h"
 
 #include <errno.h>
 #include <microhttpd.h>

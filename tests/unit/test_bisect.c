@@ -13,7 +13,6 @@
 
 #include "config.h"
 #include "db.h"
-#include "service.h"
 #include "triage.h"
 
 static volatile sig_atomic_t no_stop;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "digest.h"
+#include "mail.h"
 
 static struct config test_cfg;
 static bool test_cfg_set;

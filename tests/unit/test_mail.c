@@ -5,7 +5,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "mail.h"
+#include "message.h"
 
 static void expect_clean(const char *in, const char *want)
 {

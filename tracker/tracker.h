@@ -1,0 +1,27 @@
+/*
+ * tracker: everything that talks to Bugzilla, and nothing else does.
+ *
+ * Owns: the REST client (bugzilla.c, bugzilla_json.c: decoding what a real
+ * 5.x server answers), the incremental poller (poll.c asks, poll_store.c
+ * writes what it said in one transaction), candidates (candidates.c: where a
+ * poll becomes a job) and posting the outbox's tracker rows exactly once
+ * (outbox_post.c).  May use: lib/ only.  bugbridged (server/) calls the two
+ * entry points below; the other headers here are the folder's own.
+ *
+ * Each returns 0 when its step ran (even if it found nothing to do) and -1
+ * when it failed; a failed step is logged and retried next cycle.  `stop`
+ * is raised by SIGTERM: long loops check it between items, so the item in
+ * flight always finishes.
+ */
+#ifndef BB_TRACKER_H
+#define BB_TRACKER_H
+
+#include <signal.h>
+#include "db.h"
+
+/* tracker -> bugs, comments, attachments, candidates, jobs */
+int poll_cycle(struct db *db, const volatile sig_atomic_t *stop);
+/* outbox rows -> tracker comments and field updates, exactly once */
+int outbox_flush(struct db *db, const volatile sig_atomic_t *stop);
+
+#endif
