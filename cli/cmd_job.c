@@ -14,6 +14,7 @@
  * test case and each failure signature, and where the logs are.
  */
 #include "app.h"
+#include "xalloc.h"
 #include "cli.h"
 #include "config.h"
 #include "db.h"
@@ -133,10 +134,8 @@ static int series_hash(const char *dir, char out[65], int *npatches, struct buf 
 	while ((de = readdir(dp))) {
 		if (de->d_name[0] == '.')
 			continue;
-		names = realloc(names, (n + 1) * sizeof(*names));
-		if (!names)
-			abort();
-		names[n++] = strdup(de->d_name);
+		names = xrealloc(names, (n + 1) * sizeof(*names));
+		names[n++] = xstrdup(de->d_name);
 	}
 	qsort(names, n, sizeof(*names), cmp_str);
 	sha256_init(&ctx);

@@ -3,6 +3,7 @@
  * See buf.h for the contract.
  */
 #include "buf.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,9 +44,7 @@ char *buf_detach(struct buf *b, size_t *len)
 	char *ret;
 
 	if (!b->alloc) {
-		ret = calloc(1, 1);
-		if (!ret)
-			abort();
+		ret = xcalloc(1, 1);
 	} else {
 		ret = b->ptr;
 	}
@@ -71,9 +70,7 @@ int buf_grow(struct buf *b, size_t extra)
 		want = b->alloc * 2;
 	if (want < 64)
 		want = 64;
-	p = realloc(b->alloc ? b->ptr : NULL, want);
-	if (!p)
-		abort();
+	p = xrealloc(b->alloc ? b->ptr : NULL, want);
 	if (!b->alloc)
 		p[0] = '\0';
 	b->ptr = p;

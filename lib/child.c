@@ -5,6 +5,7 @@
  * deadline and the cancel flag without signals or threads.
  */
 #include "child.h"
+#include "xalloc.h"
 #include "log.h"
 
 #include <errno.h>
@@ -66,7 +67,7 @@ static char **child_environment(const struct child *ch)
 		cap++;
 	for (const char *const *e = ch->env; e && *e; e++)
 		cap++;
-	env = calloc(cap + 1, sizeof(*env));
+	env = calloc(cap + 1, sizeof(*env));	/* in the child: no abort() */
 	if (!env)
 		_exit(127);
 	if (ch->clean_env) {

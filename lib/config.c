@@ -5,6 +5,7 @@
  * "file:line: what" and nothing is installed unless the whole file parsed.
  */
 #include "config.h"
+#include "xalloc.h"
 #include "log.h"
 
 #include <ctype.h>
@@ -15,19 +16,9 @@
 
 const struct config *cfg;
 
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-	if (!p)
-		abort();
-	return p;
-}
-
 void config_init(struct config *c)
 {
-	c->values = calloc(config_nkeys, sizeof(*c->values));
-	if (!c->values)
-		abort();
+	c->values = xcalloc(config_nkeys, sizeof(*c->values));
 	for (int i = 0; i < config_nkeys; i++)
 		c->values[i] = xstrdup(config_keys[i].def);
 	c->path = NULL;
@@ -467,10 +458,8 @@ void config_dump(const struct config *c, struct buf *out, bool example)
 
 void config_install(struct config *c)
 {
-	struct config *copy = malloc(sizeof(*copy));
+	struct config *copy = xmalloc(sizeof(*copy));
 
-	if (!copy)
-		abort();
 	*copy = *c;
 	c->values = NULL;
 	c->path = NULL;
@@ -480,12 +469,10 @@ void config_install(struct config *c)
 
 char **config_split_list(const char *value, int *count)
 {
-	char **list = calloc(strlen(value) / 2 + 2, sizeof(*list));
+	char **list = xcalloc(strlen(value) / 2 + 2, sizeof(*list));
 	const char *p = value;
 	int n = 0;
 
-	if (!list)
-		abort();
 	/* Commas only: component names ("Block Layer") hold blanks. */
 	while (*p) {
 		size_t len;
@@ -497,9 +484,7 @@ char **config_split_list(const char *value, int *count)
 			len--;
 		if (!len)
 			break;
-		list[n] = strndup(p, len);
-		if (!list[n++])
-			abort();
+		list[n++] = xstrndup(p, len);
 		p += len;
 	}
 	if (count)

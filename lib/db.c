@@ -7,6 +7,7 @@
  * version and none of the new tables.
  */
 #include "db.h"
+#include "xalloc.h"
 #include "log.h"
 
 #include <stdio.h>
@@ -23,7 +24,7 @@ int db_open(struct db *db, const char *path, struct buf *err)
 			 db->h ? sqlite3_errmsg(db->h) : "out of memory");
 		goto fail;
 	}
-	db->path = strdup(path);
+	db->path = xstrdup(path);
 	sqlite3_busy_timeout(db->h, 10000);
 	sqlite3_extended_result_codes(db->h, 1);
 	if (sqlite3_exec(db->h, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;"
@@ -164,9 +165,7 @@ sqlite3_stmt *db_stmt(struct db *db, const char *sql)
 	}
 	if (db->nstmts == db->allocstmts) {
 		db->allocstmts = db->allocstmts ? db->allocstmts * 2 : 32;
-		db->stmts = realloc(db->stmts, db->allocstmts * sizeof(*db->stmts));
-		if (!db->stmts)
-			abort();
+		db->stmts = xrealloc(db->stmts, db->allocstmts * sizeof(*db->stmts));
 	}
 	db->stmts[db->nstmts].sql = sql;
 	db->stmts[db->nstmts].stmt = st;

@@ -6,6 +6,7 @@
  * 'queued'" is the compare-and-swap that makes a claim exclusive.
  */
 #include "job.h"
+#include "xalloc.h"
 #include "log.h"
 
 #include <stdlib.h>
@@ -131,7 +132,7 @@ int job_expire_leases(struct db *db, long now, int max_attempts)
 
 static char *dup_col(sqlite3_stmt *st, int col)
 {
-	return strdup(db_col_text(st, col));
+	return xstrdup(db_col_text(st, col));
 }
 
 /* Run a claim statement (already bound from ?4 on) inside a transaction. */
@@ -164,7 +165,7 @@ static int claim(struct db *db, const char *sql, sqlite3_int64 id, const char *r
 		job->patch_count = sqlite3_column_int(st, 5);
 		job->with_baseline = sqlite3_column_int(st, 6) != 0;
 		job->attempt = sqlite3_column_int(st, 7) + 1;
-		job->runner = strdup(runner);
+		job->runner = xstrdup(runner);
 		ret = 1;
 		rc = sqlite3_step(st);
 	} else {

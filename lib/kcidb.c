@@ -7,6 +7,7 @@
  * (build-failed is the patched build's fault, never the baseline's).
  */
 #include "kcidb.h"
+#include "xalloc.h"
 #include "config.h"
 #include "sha256.h"
 
@@ -65,17 +66,15 @@ static int kc_load(struct db *db, sqlite3_int64 id, struct kc_job *j)
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		j->id = id;
-		j->state = strdup(db_col_text(st, 0));
-		j->verdict = strdup(db_col_text(st, 1));
-		j->base = strdup(db_col_text(st, 2));
-		j->version = strdup(db_col_text(st, 3));
-		j->accel = strdup(db_col_text(st, 4));
-		j->cand_name = strdup(db_col_text(st, 5));
-		j->cand_kind = strdup(db_col_text(st, 6));
+		j->state = xstrdup(db_col_text(st, 0));
+		j->verdict = xstrdup(db_col_text(st, 1));
+		j->base = xstrdup(db_col_text(st, 2));
+		j->version = xstrdup(db_col_text(st, 3));
+		j->accel = xstrdup(db_col_text(st, 4));
+		j->cand_name = xstrdup(db_col_text(st, 5));
+		j->cand_kind = xstrdup(db_col_text(st, 6));
 		j->content_len = sqlite3_column_bytes(st, 7);
-		j->content = malloc(j->content_len + 1);
-		if (!j->content)
-			abort();
+		j->content = xmalloc(j->content_len + 1);
 		if (j->content_len)
 			memcpy(j->content, sqlite3_column_blob(st, 7), j->content_len);
 		j->has_candidate = sqlite3_column_int(st, 8);
@@ -302,18 +301,14 @@ static int add_variants(struct db *db, const struct kc_job *j, json_object *chec
 		return -1;
 	sqlite3_bind_int64(st, 1, j->id);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		variants = realloc(variants, (n + 1) * sizeof(*variants));
-		if (!variants)
-			abort();
-		variants[n++] = strdup(db_col_text(st, 0));
+		variants = xrealloc(variants, (n + 1) * sizeof(*variants));
+		variants[n++] = xstrdup(db_col_text(st, 0));
 	}
 	sqlite3_reset(st);
 	if (!n) {
 		/* a job that ended before any stage: the checkout alone */
-		variants = malloc(sizeof(*variants));
-		if (!variants)
-			abort();
-		variants[n++] = strdup("patched");
+		variants = xmalloc(sizeof(*variants));
+		variants[n++] = xstrdup("patched");
 	}
 	for (int i = 0; i < n; i++) {
 		struct buf id = BUF_INIT;

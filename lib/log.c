@@ -3,6 +3,7 @@
  * threads never interleave mid-line.
  */
 #include "log.h"
+#include "xalloc.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -52,7 +53,7 @@ int log_open(const char *path, enum log_level level)
 
 	pthread_mutex_lock(&log_lock);
 	free(log_path);
-	log_path = (path && *path && strcmp(path, "-")) ? strdup(path) : NULL;
+	log_path = (path && *path && strcmp(path, "-")) ? xstrdup(path) : NULL;
 	if (!log_path && log_file) {
 		fclose(log_file);
 		log_file = NULL;

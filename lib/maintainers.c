@@ -13,30 +13,13 @@
  * a '/' is taken as a directory, which is what the script would find.
  */
 #include "maintainers.h"
+#include "xalloc.h"
 
 #include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-
-	if (!q)
-		abort();
-	return q;
-}
-
-static char *xstrndup(const char *s, size_t n)
-{
-	char *p = xrealloc(NULL, n + 1);
-
-	memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
 
 static void list_push(struct maint_list *l, char *s)
 {

@@ -11,6 +11,7 @@
  * Read-only: digest.c decides when to build and records the result.
  */
 #include "mail.h"
+#include "xalloc.h"
 #include "config.h"
 #include "log.h"
 #include "message.h"
@@ -49,15 +50,6 @@ struct digest_shared {
 	int n, alloc;
 };
 
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p)
-		abort();
-	return p;
-}
-
 static sqlite3_int64 st_id(sqlite3_stmt *st)
 {
 	return sqlite3_column_int64(st, 0);
@@ -79,10 +71,8 @@ static void shared_clear(struct digest_shared *s)
 
 struct digest_shared *digest_shared_new(void)
 {
-	struct digest_shared *s = calloc(1, sizeof(*s));
+	struct digest_shared *s = xcalloc(1, sizeof(*s));
 
-	if (!s)
-		abort();
 	return s;
 }
 
@@ -318,9 +308,7 @@ static int load_stale(struct digest_ctx *ctx, struct digest_shared *s)
 
 		if (s->n == s->alloc) {
 			s->alloc = s->alloc ? 2 * s->alloc : 256;
-			s->v = realloc(s->v, s->alloc * sizeof(*s->v));
-			if (!s->v)
-				abort();
+			s->v = xrealloc(s->v, s->alloc * sizeof(*s->v));
 		}
 		b = &s->v[s->n++];
 		b->id = st_id(st);

@@ -13,6 +13,7 @@
  * we only read them.
  */
 #include "mail.h"
+#include "xalloc.h"
 #include "config.h"
 
 #include <stdio.h>
@@ -33,26 +34,18 @@ static struct digest_route *route_add(struct digest_routes *r, const char *list)
 
 	if (route)
 		return route;
-	r->v = realloc(r->v, (r->n + 1) * sizeof(*r->v));
-	if (!r->v)
-		abort();
+	r->v = xrealloc(r->v, (r->n + 1) * sizeof(*r->v));
 	route = &r->v[r->n++];
 	memset(route, 0, sizeof(*route));
-	route->list = strdup(list);
-	if (!route->list)
-		abort();
+	route->list = xstrdup(list);
 	return route;
 }
 
 static void route_add_component(struct digest_route *route, const char *component)
 {
-	route->components = realloc(route->components,
+	route->components = xrealloc(route->components,
 				    (route->ncomponents + 1) * sizeof(char *));
-	if (!route->components)
-		abort();
-	route->components[route->ncomponents] = strdup(component);
-	if (!route->components[route->ncomponents++])
-		abort();
+	route->components[route->ncomponents++] = xstrdup(component);
 }
 
 /* The subject's name: "SCSI, Block" for component lists, else "linux-scsi". */
@@ -88,9 +81,7 @@ static int route_load_bugs(struct digest_route *route, struct db *db)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (route->nbugs == alloc) {
 			alloc = alloc ? 2 * alloc : 64;
-			route->bugs = realloc(route->bugs, alloc * sizeof(*route->bugs));
-			if (!route->bugs)
-				abort();
+			route->bugs = xrealloc(route->bugs, alloc * sizeof(*route->bugs));
 		}
 		route->bugs[route->nbugs++] = sqlite3_column_int64(st, 0);
 	}

@@ -13,6 +13,7 @@
  * tree.
  */
 #include "runner.h"
+#include "xalloc.h"
 #include "config.h"
 #include "log.h"
 
@@ -45,11 +46,9 @@ void patch_items_free(struct patch_item *items, int n)
 
 static void add_item(struct patch_item **items, int *n, const char *name, const char *path)
 {
-	*items = realloc(*items, (*n + 1) * sizeof(**items));
-	if (!*items)
-		abort();
-	(*items)[*n].name = strdup(name);
-	(*items)[*n].path = strdup(path);
+	*items = xrealloc(*items, (*n + 1) * sizeof(**items));
+	(*items)[*n].name = xstrdup(name);
+	(*items)[*n].path = xstrdup(path);
 	(*n)++;
 }
 
@@ -283,7 +282,7 @@ static void find_hunk(const char *patch, const char *file, int n, struct buf *ou
 /* Turn patch's dry-run output into "file F: hunk #N FAILED at L" + the hunks. */
 static void explain(const char *patch_text, const char *output, struct buf *why)
 {
-	char *copy = strdup(output), *line, *save = NULL;
+	char *copy = xstrdup(output), *line, *save = NULL;
 	char file[512] = "";
 	int shown = 0;
 
@@ -312,16 +311,14 @@ static void explain(const char *patch_text, const char *output, struct buf *why)
 
 static void collect_touched(const char *output, char ***touched, int *n)
 {
-	char *copy = strdup(output), *line, *save = NULL;
+	char *copy = xstrdup(output), *line, *save = NULL;
 	char file[1024];
 
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "patching file %1023s", file) != 1)
 			continue;
-		*touched = realloc(*touched, (*n + 1) * sizeof(**touched));
-		if (!*touched)
-			abort();
-		(*touched)[(*n)++] = strdup(file);
+		*touched = xrealloc(*touched, (*n + 1) * sizeof(**touched));
+		(*touched)[(*n)++] = xstrdup(file);
 	}
 	free(copy);
 }

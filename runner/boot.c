@@ -7,6 +7,7 @@
  * its runs and failures decide pass, fail or flaky.  run.c calls these.
  */
 #include "runner.h"
+#include "xalloc.h"
 #include "config.h"
 #include "log.h"
 
@@ -22,9 +23,7 @@ static void collect_tests(struct variant *v, const struct scenario_boot *sb,
 			  const struct ktap_result *k, const char *missing_why)
 {
 	for (int i = 0; i < k->ntests; i++) {
-		v->tests = realloc(v->tests, (v->ntests + 1) * sizeof(*v->tests));
-		if (!v->tests)
-			abort();
+		v->tests = xrealloc(v->tests, (v->ntests + 1) * sizeof(*v->tests));
 		vtest_from_ktap(&k->tests[i], &v->tests[v->ntests++]);
 	}
 	if (!missing_why)
@@ -35,15 +34,13 @@ static void collect_tests(struct variant *v, const struct scenario_boot *sb,
 			seen = !strcmp(k->tests[i].name, sb->tests[j]);
 		if (seen)
 			continue;
-		v->tests = realloc(v->tests, (v->ntests + 1) * sizeof(*v->tests));
-		if (!v->tests)
-			abort();
+		v->tests = xrealloc(v->tests, (v->ntests + 1) * sizeof(*v->tests));
 		struct vtest *t = &v->tests[v->ntests++];
 		memset(t, 0, sizeof(*t));
-		t->name = strdup(sb->tests[j]);
-		t->status = strdup("fail");
+		t->name = xstrdup(sb->tests[j]);
+		t->status = xstrdup("fail");
 		t->runs = t->failures = 1;
-		t->diag = strdup(missing_why);
+		t->diag = xstrdup(missing_why);
 	}
 }
 
@@ -64,10 +61,8 @@ static bool merge_problems(struct variant *v, const struct buf *console)
 			}
 		if (dup)
 			continue;
-		v->problems->items = realloc(v->problems->items,
+		v->problems->items = xrealloc(v->problems->items,
 					     (v->problems->n + 1) * sizeof(*v->problems->items));
-		if (!v->problems->items)
-			abort();
 		v->problems->items[v->problems->n++] = *p;
 		memset(p, 0, sizeof(*p));
 	}

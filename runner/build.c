@@ -10,6 +10,7 @@
  * content hash into <cache>/suite/<hash>/ with `make -C suite O=...`.
  */
 #include "runner.h"
+#include "xalloc.h"
 #include "config.h"
 #include "log.h"
 #include "sha256.h"
@@ -148,10 +149,8 @@ static void suite_hash(const char *dir, char hex[65])
 	while (dp && (de = readdir(dp))) {
 		if (de->d_name[0] == '.')
 			continue;
-		names = realloc(names, (n + 1) * sizeof(*names));
-		if (!names)
-			abort();
-		names[n++] = strdup(de->d_name);
+		names = xrealloc(names, (n + 1) * sizeof(*names));
+		names[n++] = xstrdup(de->d_name);
 	}
 	if (dp)
 		closedir(dp);

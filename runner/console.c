@@ -9,6 +9,7 @@
  * the log see is the head, one line saying how much was cut, and the tail.
  */
 #include "runner.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +26,7 @@ void console_init(struct console *c, size_t cap)
 static void ring_add(struct console *c, const char *data, size_t len)
 {
 	if (!c->ring) {
-		c->ring = malloc(c->ring_cap);
-		if (!c->ring)
-			abort();
+		c->ring = xmalloc(c->ring_cap);
 	}
 	if (len >= c->ring_cap) {
 		memcpy(c->ring, data + len - c->ring_cap, c->ring_cap);

@@ -13,6 +13,7 @@
  * patched tree.
  */
 #include "runner.h"
+#include "xalloc.h"
 #include "config.h"
 #include "log.h"
 
@@ -159,9 +160,7 @@ static int stage_fragments(struct run *r, struct variant *v, struct buf *all, ch
 		}
 		buf_addstr(all, text.ptr);
 		buf_addch(all, '\n');
-		*names = realloc(*names, (*n + 1) * sizeof(**names));
-		if (!*names)
-			abort();
+		*names = xrealloc(*names, (*n + 1) * sizeof(**names));
 		buf_reset(&src);
 		buf_addf(&src, "bb-%s.config", want[i]);
 		(*names)[(*n)++] = buf_detach(&src, NULL);

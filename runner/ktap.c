@@ -11,6 +11,7 @@
  * Anything else is not ours and is skipped.  Pure: no I/O, fuzzed.
  */
 #include "runner.h"
+#include "xalloc.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -59,7 +60,7 @@ static char *dup_range(const char *s, const char *e)
 		s++;
 	while (e > s && isspace((unsigned char)e[-1]))
 		e--;
-	return strndup(s, e - s);
+	return xstrndup(s, e - s);
 }
 
 static int add_result(struct ktap_result *r, const char *line, bool ok, struct buf *diag)
@@ -74,9 +75,7 @@ static int add_result(struct ktap_result *r, const char *line, bool ok, struct b
 		p++;
 	if (*p == '-' && p[1] == ' ')
 		p += 2;
-	r->tests = realloc(r->tests, (r->ntests + 1) * sizeof(*r->tests));
-	if (!r->tests)
-		abort();
+	r->tests = xrealloc(r->tests, (r->ntests + 1) * sizeof(*r->tests));
 	t = &r->tests[r->ntests++];
 	memset(t, 0, sizeof(*t));
 	t->number = num;
@@ -95,7 +94,7 @@ static int add_result(struct ktap_result *r, const char *line, bool ok, struct b
 		}
 		t->reason = dup_range(d, end);
 	} else {
-		t->reason = strdup("");
+		t->reason = xstrdup("");
 	}
 	t->diag = buf_detach(diag, NULL);
 	return 0;

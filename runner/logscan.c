@@ -10,6 +10,7 @@
  * I/O, fuzzed.
  */
 #include "runner.h"
+#include "xalloc.h"
 #include "sha256.h"
 
 #include <ctype.h>
@@ -273,16 +274,14 @@ static void add_problem(struct logscan_result *r, const char *kind, const char *
 			r->items[i].count++;
 			return;
 		}
-	r->items = realloc(r->items, (r->n + 1) * sizeof(*r->items));
-	if (!r->items)
-		abort();
+	r->items = xrealloc(r->items, (r->n + 1) * sizeof(*r->items));
 	p = &r->items[r->n++];
-	p->kind = strdup(kind);
-	p->title = strdup(title);
-	p->frames = strdup(frames);
+	p->kind = xstrdup(kind);
+	p->title = xstrdup(title);
+	p->frames = xstrdup(frames);
 	memcpy(p->hash, hex, sizeof(hex));
 	p->count = 1;
-	p->first_line = strndup(message(raw), 300);
+	p->first_line = xstrndup(message(raw), 300);
 }
 
 /* A quoted line has no stack: it counts towards a problem of the same title. */
@@ -317,11 +316,9 @@ static char **split_lines(const char *text, size_t len, int *n)
 			e--;
 		if (count == alloc) {
 			alloc = alloc ? alloc * 2 : 256;
-			lines = realloc(lines, alloc * sizeof(*lines));
-			if (!lines)
-				abort();
+			lines = xrealloc(lines, alloc * sizeof(*lines));
 		}
-		lines[count] = strndup(text + s, e - s);
+		lines[count] = xstrndup(text + s, e - s);
 		/* a NUL inside a line ends it: console garbage */
 		count++;
 	}

@@ -14,6 +14,7 @@
  * kept for the life of the runner process and recorded in each verdict.
  */
 #include "runner.h"
+#include "xalloc.h"
 #include "config.h"
 #include "log.h"
 
@@ -36,9 +37,7 @@ static void base_argv(struct buf *append, const char *accel, const char *kernel,
 				       "-initrd", NULL, "-append", NULL };
 	int n = sizeof(fixed) / sizeof(*fixed);
 
-	*argv = calloc(n + 1, sizeof(**argv));
-	if (!*argv)
-		abort();
+	*argv = xcalloc(n + 1, sizeof(**argv));
 	memcpy(*argv, fixed, sizeof(fixed));
 	(*argv)[2] = accel;
 	(*argv)[10] = kernel;
@@ -49,9 +48,7 @@ static void base_argv(struct buf *append, const char *accel, const char *kernel,
 
 static void push(const char ***argv, int *argc, const char *arg)
 {
-	*argv = realloc(*argv, (*argc + 2) * sizeof(**argv));
-	if (!*argv)
-		abort();
+	*argv = xrealloc(*argv, (*argc + 2) * sizeof(**argv));
 	(*argv)[(*argc)++] = arg;
 	(*argv)[*argc] = NULL;
 }
@@ -225,9 +222,7 @@ int qemu_boot(struct run *r, struct boot *b, struct buf *console)
 		goto out;
 	}
 	base_argv(&append, r->accel, b->kernel, b->initrd, &argv, &argc);
-	args = calloc(sb->nqemu + 1, sizeof(*args));
-	if (!args)
-		abort();
+	args = xcalloc(sb->nqemu + 1, sizeof(*args));
 	for (int i = 0; i < sb->nqemu; i++) {
 		buf_init(&args[i], 0);
 		scenario_subst(sb, sb->qemu[i], b->images_dir, &args[i]);

@@ -24,6 +24,7 @@
  * base copies them instead of building the unpatched kernel again.
  */
 #include "runner.h"
+#include "xalloc.h"
 #include "config.h"
 #include "log.h"
 #include "sha256.h"
@@ -110,10 +111,8 @@ static bool interrupted(struct run *r)
 static char *hex_of(struct sha256 *ctx)
 {
 	unsigned char d[SHA256_LEN];
-	char *hex = malloc(65);
+	char *hex = xmalloc(65);
 
-	if (!hex)
-		abort();
 	sha256_final(ctx, d);
 	for (int i = 0; i < SHA256_LEN; i++)
 		sprintf(hex + 2 * i, "%02x", d[i]);
@@ -174,9 +173,7 @@ static int prepare(struct run *r)
 	}
 	buf_reset(&path);
 	buf_addf(&path, "%s/suite/scenarios", r->patches_dir);
-	r->scenario = calloc(1, sizeof(*r->scenario));
-	if (!r->scenario)
-		abort();
+	r->scenario = xcalloc(1, sizeof(*r->scenario));
 	if (scenario_load(path.ptr, r->scenario, &err)) {
 		buf_addstr(&r->infra, err.ptr);
 		goto out;
@@ -318,16 +315,14 @@ static bool baseline_from_cache(struct run *r, struct variant *v)
 	sqlite3_bind_int64(st, 1, job_id);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct vtest *t;
-		v->tests = realloc(v->tests, (v->ntests + 1) * sizeof(*v->tests));
-		if (!v->tests)
-			abort();
+		v->tests = xrealloc(v->tests, (v->ntests + 1) * sizeof(*v->tests));
 		t = &v->tests[v->ntests++];
 		memset(t, 0, sizeof(*t));
-		t->name = strdup(db_col_text(st, 0));
-		t->status = strdup(db_col_text(st, 1));
+		t->name = xstrdup(db_col_text(st, 0));
+		t->status = xstrdup(db_col_text(st, 1));
 		t->runs = sqlite3_column_int(st, 2);
 		t->failures = sqlite3_column_int(st, 3);
-		t->diag = strdup(db_col_text(st, 4));
+		t->diag = xstrdup(db_col_text(st, 4));
 	}
 	sqlite3_reset(st);
 	v->from_cache = true;
@@ -356,17 +351,13 @@ static void add_outcome_rows(const struct variant *v, struct job_test **tests, i
 {
 	for (int i = 0; i < v->ntests; i++) {
 		const struct vtest *t = &v->tests[i];
-		*tests = realloc(*tests, (*nt + 1) * sizeof(**tests));
-		if (!*tests)
-			abort();
+		*tests = xrealloc(*tests, (*nt + 1) * sizeof(**tests));
 		(*tests)[(*nt)++] = (struct job_test){ v->name, t->name, t->status, t->runs,
 						       t->failures, t->diag, t->change };
 	}
 	for (int i = 0; v->problems && i < v->problems->n; i++) {
 		const struct logscan_problem *p = &v->problems->items[i];
-		*sigs = realloc(*sigs, (*ns + 1) * sizeof(**sigs));
-		if (!*sigs)
-			abort();
+		*sigs = xrealloc(*sigs, (*ns + 1) * sizeof(**sigs));
 		(*sigs)[(*ns)++] = (struct job_signature){ v->name, p->kind, p->title, p->frames,
 							   p->hash };
 	}
@@ -429,9 +420,7 @@ static void variant_init(struct run *r, struct variant *v, const char *name, int
 	buf_addf(&b, "%s/out", v->tree);
 	v->out = buf_detach(&b, NULL);
 	v->logs = r->logs;
-	v->problems = calloc(1, sizeof(*v->problems));
-	if (!v->problems)
-		abort();
+	v->problems = xcalloc(1, sizeof(*v->problems));
 }
 
 static void variant_release(struct variant *v)

@@ -20,6 +20,7 @@
  * under a 0700 home) and setpriv drops to the build user inside it.
  */
 #include "runner.h"
+#include "xalloc.h"
 #include "config.h"
 #include "log.h"
 
@@ -87,11 +88,9 @@ static void push(struct sandbox_cmd *cmd, const char *arg)
 {
 	if (cmd->argc + 2 > cmd->alloc) {
 		cmd->alloc = cmd->alloc ? cmd->alloc * 2 : 64;
-		cmd->argv = realloc(cmd->argv, cmd->alloc * sizeof(*cmd->argv));
-		if (!cmd->argv)
-			abort();
+		cmd->argv = xrealloc(cmd->argv, cmd->alloc * sizeof(*cmd->argv));
 	}
-	cmd->argv[cmd->argc++] = strdup(arg);
+	cmd->argv[cmd->argc++] = xstrdup(arg);
 	cmd->argv[cmd->argc] = NULL;
 }
 
@@ -202,7 +201,7 @@ static void wrap_bwrap(const struct sandbox *sb, struct sandbox_cmd *cmd)
 		push(cmd, "--bind");
 		push(cmd, sb->ccache);
 		push(cmd, "/bb/ccache");
-		cmd->ccache_dir = strdup("/bb/ccache");
+		cmd->ccache_dir = xstrdup("/bb/ccache");
 	}
 	if (cmd->cwd) {
 		push(cmd, "--chdir");
@@ -231,7 +230,7 @@ int sandbox_wrap(const struct sandbox *sb, const char *const *argv, struct sandb
 		}
 		cmd->cwd = sb->in_out ? sb->out : sb->tree_rw ? sb->tree_rw : sb->tree;
 		if (sb->ccache)
-			cmd->ccache_dir = strdup(sb->ccache);
+			cmd->ccache_dir = xstrdup(sb->ccache);
 	}
 	drop_privileges(sb, cmd);
 	for (int i = 0; argv[i]; i++)

@@ -7,6 +7,7 @@
  * Parsing is pure (and fuzzable); making images is the only I/O.
  */
 #include "runner.h"
+#include "xalloc.h"
 #include "log.h"
 
 #include <ctype.h>
@@ -22,10 +23,8 @@
 
 static void strv_push(char ***v, int *n, const char *s)
 {
-	*v = realloc(*v, (*n + 1) * sizeof(**v));
-	if (!*v)
-		abort();
-	(*v)[(*n)++] = strdup(s);
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = xstrdup(s);
 }
 
 void scenario_release(struct scenario *sc)
@@ -90,12 +89,10 @@ static int parse_line(struct scenario *sc, char **tok, int n, bool *versioned, s
 	if (!strcmp(d, "boot")) {
 		if (n != 2 || !valid_name(tok[1]))
 			return buf_addstr(why, "boot takes one NAME"), -1;
-		sc->boots = realloc(sc->boots, (sc->nboots + 1) * sizeof(*sc->boots));
-		if (!sc->boots)
-			abort();
+		sc->boots = xrealloc(sc->boots, (sc->nboots + 1) * sizeof(*sc->boots));
 		b = &sc->boots[sc->nboots++];
 		memset(b, 0, sizeof(*b));
-		b->name = strdup(tok[1]);
+		b->name = xstrdup(tok[1]);
 		return 0;
 	}
 	if (!b)
@@ -111,10 +108,8 @@ static int parse_line(struct scenario *sc, char **tok, int n, bool *versioned, s
 			return buf_addf(why, "bad image size '%s'", tok[2]), -1;
 		if (strcmp(tok[3], "zero") && strcmp(tok[3], "lba-pattern"))
 			return buf_addf(why, "unknown image fill '%s'", tok[3]), -1;
-		b->images = realloc(b->images, (b->nimages + 1) * sizeof(*b->images));
-		if (!b->images)
-			abort();
-		b->images[b->nimages].name = strdup(tok[1]);
+		b->images = xrealloc(b->images, (b->nimages + 1) * sizeof(*b->images));
+		b->images[b->nimages].name = xstrdup(tok[1]);
 		b->images[b->nimages].size = size;
 		b->images[b->nimages].lba_pattern = !strcmp(tok[3], "lba-pattern");
 		b->nimages++;

@@ -12,6 +12,7 @@
  * outranks a fix: one PASS->FAIL makes the job's change PASS->FAIL.
  */
 #include "runner.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,7 @@ static void set_status(struct vtest *t)
 	else
 		s = "flaky";
 	free(t->status);
-	t->status = strdup(s);
+	t->status = xstrdup(s);
 }
 
 void vtest_from_ktap(const struct ktap_test *k, struct vtest *out)
@@ -47,8 +48,8 @@ void vtest_from_ktap(const struct ktap_test *k, struct vtest *out)
 	struct buf d = BUF_INIT;
 
 	memset(out, 0, sizeof(*out));
-	out->name = strdup(k->name);
-	out->status = strdup(ktap_status_name(k->status));
+	out->name = xstrdup(k->name);
+	out->status = xstrdup(ktap_status_name(k->status));
 	out->runs = 1;
 	out->failures = k->status == KTAP_FAIL;
 	if (k->reason && *k->reason)
@@ -68,7 +69,7 @@ void vtest_add_rerun(struct vtest *t, bool failed, const char *diag)
 		t->failures++;
 	if (diag && *diag && failed && !*t->diag) {
 		free(t->diag);
-		t->diag = strdup(diag);
+		t->diag = xstrdup(diag);
 	}
 	set_status(t);
 }

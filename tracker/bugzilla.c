@@ -9,6 +9,7 @@
  * and quotes the tracker's message.
  */
 #include "bugzilla.h"
+#include "xalloc.h"
 #include "config.h"
 #include "log.h"
 #include "redact.h"
@@ -51,10 +52,8 @@ int bz_init(struct bz *bz, const struct bz_opts *opts, struct buf *err)
 	buf_init(&bz->errmsg, 0);
 	if (httpc_init(&bz->http, &opts->http, err))
 		return -1;
-	bz->url = strdup(opts->url ? opts->url : "");
-	bz->api_key = strdup(opts->api_key ? opts->api_key : "");
-	if (!bz->url || !bz->api_key)
-		abort();
+	bz->url = xstrdup(opts->url ? opts->url : "");
+	bz->api_key = xstrdup(opts->api_key ? opts->api_key : "");
 	len = strlen(bz->url);
 	while (len && bz->url[len - 1] == '/')
 		bz->url[--len] = '\0';
@@ -150,10 +149,8 @@ static char *write_body(const struct bz *bz, const char *json, struct buf *err)
 	}
 	if (*bz->api_key)
 		json_object_object_add(obj, "api_key", json_object_new_string(bz->api_key));
-	out = strdup(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
+	out = xstrdup(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN |
 						    JSON_C_TO_STRING_NOSLASHESCAPE));
-	if (!out)
-		abort();
 out:
 	json_object_put(obj);
 	return out;

@@ -9,6 +9,7 @@
  * by the function that parsed it.
  */
 #include "bugzilla.h"
+#include "xalloc.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
@@ -18,8 +19,7 @@
 #define LIST_PUSH(l) \
 	((l)->n == (l)->alloc ? \
 	 ((l)->alloc = (l)->alloc ? 2 * (l)->alloc : 8, \
-	  (l)->v = realloc((l)->v, (l)->alloc * sizeof(*(l)->v)), \
-	  (l)->v ? (void)0 : abort()) : (void)0, \
+	  (l)->v = xreallocarray((l)->v, (l)->alloc, sizeof(*(l)->v))) : 0, \
 	 memset(&(l)->v[(l)->n], 0, sizeof(*(l)->v)), &(l)->v[(l)->n++])
 
 static const char *type_name(json_object *o)
@@ -30,13 +30,11 @@ static const char *type_name(json_object *o)
 /* Parse body; NULL with err set when it is not one JSON value. */
 static json_object *parse(const char *body, struct buf *err)
 {
-	struct json_tokener *tok = json_tokener_new();
+	struct json_tokener *tok = xnonnull(json_tokener_new());
 	size_t len = strlen(body);
 	json_object *root;
 	enum json_tokener_error jerr;
 
-	if (!tok)
-		abort();
 	root = json_tokener_parse_ex(tok, body, len);
 	jerr = json_tokener_get_error(tok);
 	if (!root || jerr != json_tokener_success) {
@@ -77,15 +75,13 @@ static int take_str(json_object *o, const char *key, char **out, const char *whe
 
 	json_object_object_get_ex(o, key, &v);
 	if (!v || json_object_is_type(v, json_type_null)) {
-		*out = strdup("");
+		*out = xstrdup("");
 	} else if (json_object_is_type(v, json_type_string)) {
-		*out = strdup(json_object_get_string(v));
+		*out = xstrdup(json_object_get_string(v));
 	} else {
 		buf_addf(err, "%s.%s: expected a string, got %s", where, key, type_name(v));
 		return -1;
 	}
-	if (!*out)
-		abort();
 	return 0;
 }
 
@@ -149,17 +145,15 @@ static int take_keywords(json_object *o, char **out, const char *where, struct b
 
 	json_object_object_get_ex(o, "keywords", &v);
 	if (!v || json_object_is_type(v, json_type_null)) {
-		*out = strdup("");
-		return *out ? 0 : (abort(), -1);
+		*out = xstrdup("");
+		return 0;
 	}
 	if (!json_object_is_type(v, json_type_array)) {
 		buf_addf(err, "%s.keywords: expected an array, got %s", where, type_name(v));
 		return -1;
 	}
 	n = json_object_array_length(v);
-	words = calloc(n + 1, sizeof(*words));
-	if (!words)
-		abort();
+	words = xcalloc(n + 1, sizeof(*words));
 	for (size_t i = 0; i < n; i++) {
 		json_object *w = json_object_array_get_idx(v, i);
 
@@ -595,9 +589,7 @@ int bz_parse_statuses(const char *body, struct bz_status_list *out, struct buf *
 			goto out;
 		}
 		struct bz_status *s = LIST_PUSH(out);
-		s->name = strdup(json_object_get_string(name));
-		if (!s->name)
-			abort();
+		s->name = xstrdup(json_object_get_string(name));
 		s->is_open = is_open;
 	}
 	ret = 0;

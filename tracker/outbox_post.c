@@ -39,6 +39,7 @@
  * kill -9 at the worst moment leaves.  Integration tests use it.
  */
 #include "bugzilla.h"
+#include "xalloc.h"
 #include "config.h"
 #include "log.h"
 #include "redact.h"
@@ -128,12 +129,10 @@ static int next_row(struct db *db, sqlite3_int64 after, struct row *r)
 	r->id = sqlite3_column_int64(st, 0);
 	snprintf(r->kind, sizeof(r->kind), "%s", db_col_text(st, 1));
 	r->bug_id = sqlite3_column_int64(st, 2);
-	r->marker = strdup(db_col_text(st, 3));
-	r->payload = strdup(db_col_text(st, 4));
+	r->marker = xstrdup(db_col_text(st, 3));
+	r->payload = xstrdup(db_col_text(st, 4));
 	r->attempts = sqlite3_column_int(st, 5);
 	sqlite3_reset(st);
-	if (!r->marker || !r->payload)
-		abort();
 	return 1;
 }
 

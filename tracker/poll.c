@@ -23,6 +23,7 @@
  * were.
  */
 #include "config.h"
+#include "xalloc.h"
 #include "log.h"
 #include "poll.h"
 #include "redact.h"
@@ -80,9 +81,7 @@ static int watch_load(struct watch *w, struct buf *err)
 	w->bugs = config_split_list(cfg_str("tracker.watch_bugs"), &w->nbugs);
 	w->components = config_split_list(cfg_str("tracker.watch_components"), &w->ncomponents);
 	w->statuses = config_split_list(cfg_str("tracker.watch_status"), &w->nstatuses);
-	w->ids = calloc(w->nbugs + 1, sizeof(*w->ids));
-	if (!w->ids)
-		abort();
+	w->ids = xcalloc(w->nbugs + 1, sizeof(*w->ids));
 	for (int i = 0; i < w->nbugs; i++) {
 		char *end;
 
@@ -123,7 +122,7 @@ static char *watch_fingerprint(const struct watch *w, const char *url, const cha
 	sha256_hex(s.ptr, s.len, hex);
 	memset(s.ptr, 0, s.len);
 	buf_release(&s);
-	return strdup(hex);
+	return xstrdup(hex);
 }
 
 static bool in_list(char **list, int n, const char *s)
@@ -166,9 +165,7 @@ static char *dup_col(sqlite3_stmt *st, int col)
 
 	if (sqlite3_column_type(st, col) == SQLITE_NULL)
 		return NULL;
-	s = strdup(db_col_text(st, col));
-	if (!s)
-		abort();
+	s = xstrdup(db_col_text(st, col));
 	return s;
 }
 
@@ -196,10 +193,10 @@ static char *stored_ltc(struct db *db, long id)
 	if (st) {
 		sqlite3_bind_int64(st, 1, id);
 		if (sqlite3_step(st) == SQLITE_ROW)
-			s = strdup(db_col_text(st, 0));
+			s = xstrdup(db_col_text(st, 0));
 		sqlite3_reset(st);
 	}
-	return s ? s : strdup("");
+	return s ? s : xstrdup("");
 }
 
 /* t - secs, in Bugzilla's format; t itself if it does not parse. */
@@ -288,7 +285,7 @@ static int check_version(struct poll_ctx *c)
 		return -1;
 	}
 	log_info("poll: tracker %s is Bugzilla %s", c->bz.url, v.ptr);
-	c->f.url = strdup(url);
+	c->f.url = xstrdup(url);
 	c->f.version = buf_detach(&v, NULL);
 	return 0;
 }
@@ -301,12 +298,10 @@ static int open_statuses(struct poll_ctx *c)
 		return 0;
 	if (bz_statuses(&c->bz, &sl))
 		return -1;
-	c->open_statuses = calloc(sl.n + 1, sizeof(char *));
-	if (!c->open_statuses)
-		abort();
+	c->open_statuses = xcalloc(sl.n + 1, sizeof(char *));
 	for (size_t i = 0; i < sl.n; i++)
-		if (sl.v[i].is_open && !(c->open_statuses[c->nopen++] = strdup(sl.v[i].name)))
-			abort();
+		if (sl.v[i].is_open)
+			c->open_statuses[c->nopen++] = xstrdup(sl.v[i].name);
 	bz_status_list_release(&sl);
 	return 0;
 }
@@ -327,7 +322,7 @@ static int search_all(struct poll_ctx *c, struct bz_bug_list *found)
 		note_fetch_time(c);
 	}
 	for (int i = 0; i < c->w.ncomponents && !stopped(c); i++) {
-		char *pc = strdup(c->w.components[i]), *colon = strchr(pc, ':');
+		char *pc = xstrdup(c->w.components[i]), *colon = strchr(pc, ':');
 		struct bz_query q = { .product = pc, .component = colon + 1,
 				      .statuses = statuses, .page_size = c->page_size };
 		int rc;
@@ -394,7 +389,7 @@ static int search_changed(struct poll_ctx *c, struct bz_bug_list *keep)
 		p = *end == ',' ? end + 1 : end;
 	}
 	if (max)
-		c->f.cursor = strdup(max);
+		c->f.cursor = xstrdup(max);
 	ret = 0;
 out:
 	bz_bug_list_release(&found);
@@ -404,11 +399,9 @@ out:
 /* Full fields for the changed bugs' ids, in a few searches. */
 static int fetch_bugs(struct poll_ctx *c, const struct bz_bug_list *ids)
 {
-	long *v = calloc(ids->n + 1, sizeof(*v));
+	long *v = xcalloc(ids->n + 1, sizeof(*v));
 	int ret = 0;
 
-	if (!v)
-		abort();
 	for (size_t i = 0; i < ids->n; i++)
 		v[i] = ids->v[i].id;
 	for (size_t i = 0; i < ids->n && !ret; i += POLL_IDS_PER_SEARCH) {

@@ -14,6 +14,7 @@
  * answer is posted once, marker "bugbridge-bisect: job <root>".
  */
 #include "triage.h"
+#include "xalloc.h"
 #include "job_queue.h"
 #include "log.h"
 #include "outbox.h"
@@ -70,9 +71,9 @@ static int bs_load(struct db *db, sqlite3_int64 id, struct bs_job *j)
 		j->bug_id = sqlite3_column_int64(st, 1);
 		j->candidate_id = sqlite3_column_int64(st, 2);
 		j->parent_id = sqlite3_column_int64(st, 3);
-		j->kind = strdup(db_col_text(st, 4));
-		j->verdict = strdup(db_col_text(st, 5));
-		j->change = strdup(db_col_text(st, 6));
+		j->kind = xstrdup(db_col_text(st, 4));
+		j->verdict = xstrdup(db_col_text(st, 5));
+		j->change = xstrdup(db_col_text(st, 6));
 		j->patch_count = sqlite3_column_int(st, 7);
 		j->series_len = sqlite3_column_int(st, 8);
 	}
@@ -165,7 +166,7 @@ static void patch_subject(const char *mbox, int k, struct buf *out)
 		if (p == mbox || p[-1] == '\n') {
 			if (++n == k) {
 				const char *nl = strchr(p, '\n');
-				char *line = strndup(p + 9, nl ? (size_t)(nl - p - 9) : strlen(p + 9));
+				char *line = xstrndup(p + 9, nl ? (size_t)(nl - p - 9) : strlen(p + 9));
 
 				triage_add_clean(out, line, 200);
 				free(line);

@@ -20,6 +20,7 @@
  * bug gets one answer (marker "bugbridge-cmd: comment <id>").
  */
 #include "triage.h"
+#include "xalloc.h"
 #include "config.h"
 #include "job_queue.h"
 #include "log.h"
@@ -174,7 +175,7 @@ static int attachment_candidate(struct db *db, sqlite3_int64 bug, long long att,
 		sqlite3_reset(st);
 		return 0;	/* no such attachment here: the caller answers */
 	}
-	name = strdup(db_col_text(st, 0));
+	name = xstrdup(db_col_text(st, 0));
 	data = sqlite3_column_blob(st, 2);
 	len = sqlite3_column_bytes(st, 2);
 	/* the poller's identity of a patch: the hash of its normalised diff */
@@ -400,13 +401,11 @@ int comment_cmd_run(struct db *db, const volatile sig_atomic_t *stop)
 		return -1;
 	db_bind_text(st, 1, cfg_str("tracker.login"));
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		rows = realloc(rows, (n + 1) * sizeof(*rows));
-		if (!rows)
-			abort();
+		rows = xrealloc(rows, (n + 1) * sizeof(*rows));
 		rows[n].id = sqlite3_column_int64(st, 0);
 		rows[n].bug = sqlite3_column_int64(st, 1);
-		rows[n].author = strdup(db_col_text(st, 2));
-		rows[n].text = strdup(db_col_text(st, 3));
+		rows[n].author = xstrdup(db_col_text(st, 2));
+		rows[n].text = xstrdup(db_col_text(st, 3));
 		n++;
 	}
 	sqlite3_reset(st);

@@ -14,6 +14,7 @@
  * same signature again.
  */
 #include "triage.h"
+#include "xalloc.h"
 #include "log.h"
 #include "outbox.h"
 
@@ -59,7 +60,7 @@ static void link_text(struct buf *out, sqlite3_int64 bug, sqlite3_int64 other, b
 	while (*fr && nframes++ < 5) {
 		const char *nl = strchr(fr, '\n');
 		size_t len = nl ? (size_t)(nl - fr) : strlen(fr);
-		char *frame = strndup(fr, len);
+		char *frame = xstrndup(fr, len);
 
 		buf_addstr(out, "      ");
 		triage_add_clean(out, frame, 120);
@@ -141,13 +142,11 @@ static int collect(struct db *db, sqlite3_int64 job_id, struct dup_match **m, in
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct dup_match *x;
 
-		*m = realloc(*m, (*n + 1) * sizeof(**m));
-		if (!*m)
-			abort();
+		*m = xrealloc(*m, (*n + 1) * sizeof(**m));
 		x = &(*m)[(*n)++];
-		x->sig.kind = strdup(db_col_text(st, 1));
-		x->sig.title = strdup(db_col_text(st, 2));
-		x->sig.frames = strdup(db_col_text(st, 3));
+		x->sig.kind = xstrdup(db_col_text(st, 1));
+		x->sig.title = xstrdup(db_col_text(st, 2));
+		x->sig.frames = xstrdup(db_col_text(st, 3));
 		x->other_bug = sqlite3_column_int64(st, 4);
 		x->other_job = sqlite3_column_int64(st, 5);
 	}

@@ -15,6 +15,7 @@
  * update row per distinct set of addresses.
  */
 #include "triage.h"
+#include "xalloc.h"
 #include "child.h"
 #include "config.h"
 #include "log.h"
@@ -33,10 +34,8 @@ static void files_add(char ***files, int *n, const char *s, size_t len)
 	for (int i = 0; i < *n; i++)
 		if (strlen((*files)[i]) == len && !strncmp((*files)[i], s, len))
 			return;
-	*files = realloc(*files, (*n + 1) * sizeof(**files));
-	if (!*files)
-		abort();
-	(*files)[(*n)++] = strndup(s, len);
+	*files = xrealloc(*files, (*n + 1) * sizeof(**files));
+	(*files)[(*n)++] = xstrndup(s, len);
 }
 
 void owners_files_free(char **files, int nfiles)
@@ -279,11 +278,9 @@ static int due_bugs(struct db *db, struct ow_due **due, int *n)
 	if (!st)
 		return -1;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		*due = realloc(*due, (*n + 1) * sizeof(**due));
-		if (!*due)
-			abort();
+		*due = xrealloc(*due, (*n + 1) * sizeof(**due));
 		(*due)[*n].bug = sqlite3_column_int64(st, 0);
-		(*due)[*n].key = strdup(db_col_text(st, 1));
+		(*due)[*n].key = xstrdup(db_col_text(st, 1));
 		(*n)++;
 	}
 	sqlite3_reset(st);

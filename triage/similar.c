@@ -9,6 +9,7 @@
  * minus common English and tracker filler words.
  */
 #include "triage.h"
+#include "xalloc.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -66,12 +67,10 @@ static void split(const char *s, struct words *ws)
 
 double similar_score(const char *a, const char *b)
 {
-	struct words *wa = malloc(sizeof(*wa)), *wb = malloc(sizeof(*wb));
+	struct words *wa = xmalloc(sizeof(*wa)), *wb = xmalloc(sizeof(*wb));
 	int common = 0, all;
 	double score;
 
-	if (!wa || !wb)
-		abort();
 	split(a ? a : "", wa);
 	split(b ? b : "", wb);
 	for (int i = 0; i < wa->n; i++)
@@ -109,7 +108,7 @@ int similar_bugs(struct db *db, sqlite3_int64 bug_id, double min, struct similar
 		return -1;
 	sqlite3_bind_int64(st, 1, bug_id);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		mine = strdup(db_col_text(st, 0));
+		mine = xstrdup(db_col_text(st, 0));
 	sqlite3_reset(st);
 	if (!mine)
 		return 0;
@@ -124,9 +123,7 @@ int similar_bugs(struct db *db, sqlite3_int64 bug_id, double min, struct similar
 
 		if (score < min)
 			continue;
-		all = realloc(all, (nall + 1) * sizeof(*all));
-		if (!all)
-			abort();
+		all = xrealloc(all, (nall + 1) * sizeof(*all));
 		all[nall].id = sqlite3_column_int64(st, 0);
 		all[nall++].score = score;
 	}

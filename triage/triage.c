@@ -13,6 +13,7 @@
  * bugs and refreshes owners.
  */
 #include "triage.h"
+#include "xalloc.h"
 #include "config.h"
 #include "job_queue.h"
 #include "log.h"
@@ -263,9 +264,7 @@ static int pending_jobs(struct db *db, sqlite3_int64 **ids, int *n)
 	if (!st)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*ids = realloc(*ids, (*n + 1) * sizeof(**ids));
-		if (!*ids)
-			abort();
+		*ids = xrealloc(*ids, (*n + 1) * sizeof(**ids));
 		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
 	}
 	sqlite3_reset(st);

@@ -11,6 +11,7 @@
  * characters, hence no line of theirs can pose as a marker line.
  */
 #include "triage.h"
+#include "xalloc.h"
 #include "config.h"
 #include "log.h"
 
@@ -64,7 +65,7 @@ static void cm_job_release(struct cm_job *j)
 
 static char *col_dup(sqlite3_stmt *st, int col)
 {
-	return strdup(db_col_text(st, col));
+	return xstrdup(db_col_text(st, col));
 }
 
 static int cm_job_load(struct db *db, sqlite3_int64 id, struct cm_job *j)
@@ -356,7 +357,7 @@ static int signatures(struct db *db, sqlite3_int64 id, struct buf *out)
 		while (*frames && nframes++ < 5) {
 			const char *nl = strchr(frames, '\n');
 			size_t len = nl ? (size_t)(nl - frames) : strlen(frames);
-			char *frame = strndup(frames, len);
+			char *frame = xstrndup(frames, len);
 
 			buf_addstr(out, "      ");
 			triage_add_clean(out, frame, 120);

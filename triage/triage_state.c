@@ -18,6 +18,7 @@
  * status change.  Nothing here closes a bug unless set_status says so.
  */
 #include "triage.h"
+#include "xalloc.h"
 #include "config.h"
 #include "log.h"
 #include "outbox.h"
@@ -127,7 +128,7 @@ static void add_keywords(json_object *body, const char *keywords, enum triage_st
 	json_object *add = json_object_new_array();
 	json_object *remove = json_object_new_array();
 	char mine[64];
-	char *copy = strdup(keywords ? keywords : "");
+	char *copy = xstrdup(keywords ? keywords : "");
 	char *save = NULL;
 
 	snprintf(mine, sizeof(mine), "bugbridge-%s", triage_state_name(s));
@@ -248,9 +249,9 @@ int triage_set_state(struct db *db, sqlite3_int64 bug_id, enum triage_state s,
 						      (long long)bug_id, db_errmsg(db));
 	}
 	cur = triage_state_parse(db_col_text(st, 0));
-	wb = strdup(db_col_text(st, 1));
-	kw = strdup(db_col_text(st, 2));
-	status = strdup(db_col_text(st, 3));
+	wb = xstrdup(db_col_text(st, 1));
+	kw = xstrdup(db_col_text(st, 2));
+	status = xstrdup(db_col_text(st, 3));
 	sqlite3_reset(st);
 	if (cur == (int)s) {
 		ret = 0;

@@ -14,6 +14,7 @@
  * on this thread's writer connection.
  */
 #include "api.h"
+#include "xalloc.h"
 #include "job_queue.h"
 #include "kcidb.h"
 #include "log.h"
@@ -141,7 +142,7 @@ int api_job(struct http_request *req, struct http_response *resp)
 	sqlite3_int64 id;
 
 	if (kcidb && !strcmp(kcidb, "/kcidb")) {
-		char *num = strndup(req->rest, (size_t)(kcidb - req->rest));
+		char *num = xstrndup(req->rest, (size_t)(kcidb - req->rest));
 		int bad = !num || http_parse_id(num, &id);
 
 		free(num);

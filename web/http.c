@@ -17,6 +17,7 @@
  * storage; their destructors close them when libmicrohttpd joins the pool.
  */
 #include "http.h"
+#include "xalloc.h"
 #include "config.h"
 #include "html.h"
 #include "log.h"
@@ -107,9 +108,7 @@ static struct db *thread_db(pthread_key_t key, bool readonly)
 
 	if (db)
 		return db;
-	db = calloc(1, sizeof(*db));
-	if (!db)
-		abort();
+	db = xcalloc(1, sizeof(*db));
 	if (db_open(db, cfg_str("db.path"), &err) || db_check_version(db, &err)) {
 		error("http: %s", err.ptr);
 		goto fail;
@@ -153,10 +152,8 @@ void http_set_header(struct http_response *resp, const char *name, const char *v
 
 	if (i >= HTTP_MAX_HEADERS)
 		return;
-	resp->headers[i].name = strdup(name);
-	resp->headers[i].value = strdup(value);
-	if (!resp->headers[i].name || !resp->headers[i].value)
-		abort();
+	resp->headers[i].name = xstrdup(name);
+	resp->headers[i].value = xstrdup(value);
 	resp->nheaders++;
 }
 
@@ -434,9 +431,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		const char *len;
 		size_t cap;
 
-		st = calloc(1, sizeof(*st));
-		if (!st)
-			return MHD_NO;
+		st = xcalloc(1, sizeof(*st));
 		*con_cls = st;
 		if (valid_path(url))
 			st->route = find_route(method, url, &st->method_ok);
@@ -500,14 +495,14 @@ static int split_listen(const char *listen_spec, char **host, char **port)
 
 		if (!end || end[1] != ':')
 			return -1;
-		*host = strndup(listen_spec + 1, (size_t)(end - listen_spec - 1));
-		*port = strdup(end + 2);
+		*host = xstrndup(listen_spec + 1, (size_t)(end - listen_spec - 1));
+		*port = xstrdup(end + 2);
 	} else {
 		colon = strrchr(listen_spec, ':');
 		if (!colon)
 			return -1;
-		*host = colon == listen_spec ? NULL : strndup(listen_spec, (size_t)(colon - listen_spec));
-		*port = strdup(colon + 1);
+		*host = colon == listen_spec ? NULL : xstrndup(listen_spec, (size_t)(colon - listen_spec));
+		*port = xstrdup(colon + 1);
 	}
 	if (*host && (!strcmp(*host, "*") || !**host)) {
 		free(*host);
@@ -566,9 +561,7 @@ struct http_server *http_start(struct buf *err)
 	fd = open_listener(cfg_str("web.listen"), err);
 	if (fd < 0)
 		return NULL;
-	srv = calloc(1, sizeof(*srv));
-	if (!srv)
-		abort();
+	srv = xcalloc(1, sizeof(*srv));
 	srv->daemon = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
 		0, NULL, NULL, on_request, NULL,

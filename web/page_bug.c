@@ -11,6 +11,7 @@
  * the dashboard may be more public than the tracker.
  */
 #include "html.h"
+#include "xalloc.h"
 #include "log.h"
 #include "page.h"
 
@@ -56,9 +57,7 @@ static void timeline_add(struct timeline *tl, time_t t, struct buf *html)
 {
 	if (tl->n == tl->alloc) {
 		tl->alloc = tl->alloc ? tl->alloc * 2 : 32;
-		tl->v = realloc(tl->v, (size_t)tl->alloc * sizeof(*tl->v));
-		if (!tl->v)
-			abort();
+		tl->v = xrealloc(tl->v, (size_t)tl->alloc * sizeof(*tl->v));
 	}
 	tl->v[tl->n].t = t;
 	tl->v[tl->n].seq = tl->n;
@@ -467,7 +466,7 @@ static char *latest_verdict(struct db *db, sqlite3_int64 id)
 		return NULL;
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		v = strdup(db_col_text(st, 0));
+		v = xstrdup(db_col_text(st, 0));
 	sqlite3_reset(st);
 	return v;
 }

@@ -9,6 +9,7 @@
  * serves the same rows for scripts.
  */
 #include "html.h"
+#include "xalloc.h"
 #include "log.h"
 #include "page.h"
 
@@ -181,9 +182,7 @@ int page_product(struct http_request *req, struct http_response *resp)
 
 	if (!slash || slash == req->rest)
 		return http_error(resp, 404, "want /product/<product>/<component>");
-	prod = strndup(req->rest, (size_t)(slash - req->rest));
-	if (!prod)
-		abort();
+	prod = xstrndup(req->rest, (size_t)(slash - req->rest));
 	ret = show(req, resp, prod, slash + 1);
 	free(prod);
 	return ret;

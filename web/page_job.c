@@ -11,6 +11,7 @@
  * file: a symlink planted in a log directory leads nowhere.
  */
 #include "html.h"
+#include "xalloc.h"
 #include "log.h"
 #include "page.h"
 
@@ -80,7 +81,7 @@ static int serve_log(struct http_request *req, struct http_response *resp,
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		dir = strdup(db_col_text(st, 0));
+		dir = xstrdup(db_col_text(st, 0));
 	sqlite3_reset(st);
 	if (!dir)
 		return http_error(resp, 404, "no job %lld", (long long)id);
@@ -340,10 +341,8 @@ static int show(struct http_request *req, struct http_response *resp, sqlite3_in
 			buf_addstr(out, " (no queue estimate: database error)");
 		buf_addstr(out, "</p>\n");
 	}
-	log_dir = strdup(db_col_text(st, 13));
+	log_dir = xstrdup(db_col_text(st, 13));
 	sqlite3_reset(st);
-	if (!log_dir)
-		abort();
 	if (stages(req->db, id, out, (double)now) || tests(req->db, id, out) ||
 	    signatures(req->db, id, out)) {
 		free(log_dir);
@@ -367,9 +366,7 @@ int page_job(struct http_request *req, struct http_response *resp)
 			return http_error(resp, 400, "bad job id");
 		return show(req, resp, id);
 	}
-	num = strndup(req->rest, (size_t)(slash - req->rest));
-	if (!num)
-		abort();
+	num = xstrndup(req->rest, (size_t)(slash - req->rest));
 	bad = http_parse_id(num, &id);
 	free(num);
 	if (bad)

@@ -12,6 +12,7 @@
  * whichever is larger.  It is an estimate: the page says so.
  */
 #include "config.h"
+#include "xalloc.h"
 #include "log.h"
 #include "page.h"
 
@@ -103,9 +104,7 @@ static void estimate(struct queue *q, const double avg[NSTAGES], const int *base
 		q->slots = nrunning;
 	if (q->slots < 1)
 		q->slots = 1;
-	free_at = calloc((size_t)q->slots, sizeof(*free_at));
-	if (!free_at)
-		abort();
+	free_at = xcalloc((size_t)q->slots, sizeof(*free_at));
 	for (int i = 0; i < q->slots; i++)
 		free_at[i] = now;
 	for (int i = 0; i < q->n; i++) {
@@ -146,11 +145,9 @@ int queue_load(struct db *db, time_t now, struct queue *q)
 
 		if (q->n == alloc) {
 			alloc = alloc ? alloc * 2 : 16;
-			q->v = realloc(q->v, (size_t)alloc * sizeof(*q->v));
-			baseline = realloc(baseline, (size_t)alloc * sizeof(*baseline));
-			in_stage = realloc(in_stage, (size_t)alloc * sizeof(*in_stage));
-			if (!q->v || !baseline || !in_stage)
-				abort();
+			q->v = xrealloc(q->v, (size_t)alloc * sizeof(*q->v));
+			baseline = xrealloc(baseline, (size_t)alloc * sizeof(*baseline));
+			in_stage = xrealloc(in_stage, (size_t)alloc * sizeof(*in_stage));
 		}
 		e = &q->v[q->n];
 		memset(e, 0, sizeof(*e));

@@ -7,6 +7,7 @@
  * table beside it.  stats_load() is shared with /api/stats.
  */
 #include "html.h"
+#include "xalloc.h"
 #include "log.h"
 #include "page.h"
 
@@ -52,9 +53,7 @@ static void month_push(struct stats *s, int *alloc, int num, int opened, int clo
 
 	if (s->nmonths == *alloc) {
 		*alloc = *alloc ? *alloc * 2 : 32;
-		s->months = realloc(s->months, (size_t)*alloc * sizeof(*s->months));
-		if (!s->months)
-			abort();
+		s->months = xrealloc(s->months, (size_t)*alloc * sizeof(*s->months));
 	}
 	m = &s->months[s->nmonths++];
 	snprintf(m->month, sizeof(m->month), "%04d-%02d", (num / 12) % 10000, num % 12 + 1);
@@ -108,15 +107,11 @@ static int load_closers(struct db *db, struct stats *s)
 			continue;
 		if (s->ncloser == alloc) {
 			alloc = alloc ? alloc * 2 : 32;
-			s->closers = realloc(s->closers, (size_t)alloc * sizeof(*s->closers));
-			if (!s->closers)
-				abort();
+			s->closers = xrealloc(s->closers, (size_t)alloc * sizeof(*s->closers));
 		}
 		c = &s->closers[s->ncloser++];
 		snprintf(c->year, sizeof(c->year), "%s", year);
-		c->who = strdup(db_col_text(st, 1));
-		if (!c->who)
-			abort();
+		c->who = xstrdup(db_col_text(st, 1));
 		c->count = sqlite3_column_int(st, 2);
 	}
 	sqlite3_reset(st);
@@ -152,9 +147,7 @@ static int load_median(struct db *db, struct stats *s)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (n == alloc) {
 			alloc = alloc ? alloc * 2 : 64;
-			v = realloc(v, (size_t)alloc * sizeof(*v));
-			if (!v)
-				abort();
+			v = xrealloc(v, (size_t)alloc * sizeof(*v));
 		}
 		v[n++] = (long)sqlite3_column_int64(st, 0);
 	}

@@ -8,6 +8,7 @@
  * the comment "Created attachment N\n<summary>[\n\n<comment>]".
  */
 #include "standin.h"
+#include "xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,8 +328,7 @@ static int attach_load(struct db *db, int id, struct attach_row *a)
 		a->id = id;
 		a->bug = sqlite3_column_int(st, 1);
 		for (int i = 0; i < 3; i++)
-			if (!(a->text[i] = strdup(db_col_text(st, 3 + i))))
-				abort();
+			a->text[i] = xstrdup(db_col_text(st, 3 + i));
 		for (int i = 0; i < 3; i++)
 			a->flags[i] = sqlite3_column_int(st, 7 + i);
 		a->creator = sqlite3_column_int(st, 12);
@@ -353,8 +353,7 @@ static int change_text(struct sa_req *r, struct attach_row *a, struct json_objec
 	json_object_object_add(c, "added", json_object_new_string(v));
 	json_object_object_add(changes, param, c);
 	free(*field);
-	if (!(*field = strdup(v)))
-		abort();
+	*field = xstrdup(v);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
  * clients should ask for anyway).
  */
 #include "standin.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -202,9 +203,7 @@ static int search_scan(struct sa_req *r, struct search *s, struct json_object *b
 			continue;
 		if (nfound == nalloc) {
 			nalloc = nalloc ? 2 * nalloc : 64;
-			found = realloc(found, nalloc * sizeof(*found));
-			if (!found)
-				abort();
+			found = xrealloc(found, nalloc * sizeof(*found));
 		}
 		found[nfound++] = b;
 	}

@@ -10,6 +10,7 @@
  * strings; keyword lists are sorted and joined with ", ".
  */
 #include "standin.h"
+#include "xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,6 @@ static const struct {
 	{ "url", "URL" },
 };
 
-
 /* --- update ----------------------------------------------------------- */
 
 struct bugrow {
@@ -71,7 +71,7 @@ static int row_load(struct db *db, int id, struct bugrow *row)
 	sqlite3_bind_int(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		for (int i = 0; i < NFIELDS; i++)
-			row->val[i] = strdup(db_col_text(st, i));
+			row->val[i] = xstrdup(db_col_text(st, i));
 		row->everconfirmed = sqlite3_column_int(st, NFIELDS);
 		ret = 0;
 	}
@@ -121,7 +121,7 @@ static int set_field(struct update *u, struct bugrow *row, int f, const char *v)
 		return 0;
 	ret = record(u, fields[f].name, row->val[f], v);
 	free(row->val[f]);
-	row->val[f] = strdup(v);
+	row->val[f] = xstrdup(v);
 	return ret;
 }
 
@@ -136,7 +136,7 @@ static int update_status(struct update *u, struct bugrow *row)
 
 	if (want && !sa_status_known(want))
 		return sa_error(r, 51, "There is no status named '%s'.", want);
-	to = strdup(want ? want : from);
+	to = xstrdup(want ? want : from);
 	if (strcmp(to, from)) {
 		bool allowed = sa_transition_ok(from, to) && (u->privileged || u->owner);
 		if (allowed && !u->privileged && !strcmp(from, "UNCONFIRMED") &&
@@ -170,7 +170,7 @@ static int update_status(struct update *u, struct bugrow *row)
 	if (strcmp(to, "UNCONFIRMED") && sa_status_open(to))
 		row->everconfirmed = 1;
 	{
-		char *res_copy = strdup(res);
+		char *res_copy = xstrdup(res);
 		ret = set_field(u, row, F_STATUS, to) ||
 		      set_field(u, row, F_RESOLUTION, res_copy) ? -1 : 0;
 		free(res_copy);
@@ -254,7 +254,7 @@ static int cmp_str(const void *a, const void *b)
 static void join_sorted(struct json_object *list, struct buf *out)
 {
 	size_t n = json_object_array_length(list);
-	const char **v = calloc(n + 1, sizeof(*v));
+	const char **v = xcalloc(n + 1, sizeof(*v));
 
 	for (size_t i = 0; i < n; i++)
 		v[i] = json_object_get_string(json_object_array_get_idx(list, i));

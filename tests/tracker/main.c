@@ -7,6 +7,7 @@
  * (for "drop after committing a comment") close the socket without a byte.
  */
 #include "standin.h"
+#include "xalloc.h"
 #include "log.h"
 
 #include <arpa/inet.h>
@@ -117,13 +118,11 @@ static enum MHD_Result send_body(struct MHD_Connection *c, int status, char *dat
 				 size_t len, const char *type, bool truncate,
 				 bool anonymous)
 {
-	struct sa_out *o = calloc(1, sizeof(*o));
+	struct sa_out *o = xcalloc(1, sizeof(*o));
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 	char etag[32];
 
-	if (!o)
-		abort();
 	o->data = data;
 	o->len = len;
 	o->limit = truncate ? len / 2 : len;
@@ -193,12 +192,10 @@ static enum MHD_Result send_json(struct MHD_Connection *c, int status,
 
 static enum MHD_Result send_oversize(struct MHD_Connection *c, long bytes)
 {
-	struct sa_out *o = calloc(1, sizeof(*o));
+	struct sa_out *o = xcalloc(1, sizeof(*o));
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 
-	if (!o)
-		abort();
 	o->pad = bytes > 0 ? bytes : 1;
 	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 65536, out_read,
 						 o, out_free);
@@ -464,11 +461,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 /* Called with the raw URI before the headers: the per-request state. */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
-	struct sa_conn *conn = calloc(1, sizeof(*conn));
+	struct sa_conn *conn = xcalloc(1, sizeof(*conn));
 
 	(void)cls; (void)c;
-	if (!conn)
-		abort();
 	buf_init(&conn->upload, SA_MAX_UPLOAD);
 	conn->uri_len = strlen(uri);
 	return conn;

@@ -10,6 +10,7 @@
  * are inserted in fixture order, so their ids come out as Bugzilla's did.
  */
 #include "standin.h"
+#include "xalloc.h"
 #include "log.h"
 
 #include <libgen.h>
@@ -497,7 +498,7 @@ static int seed_bulk(struct db *db, struct json_object *bulk, time_t now,
 static int seed_load(struct db *db, const char *path, struct buf *err)
 {
 	struct json_object *seed = json_object_from_file(path), *users, *bugs;
-	char *dircopy = strdup(path);
+	char *dircopy = xstrdup(path);
 	const char *dir = dirname(dircopy);
 	time_t now = time(NULL);
 	sqlite3_stmt *st;
