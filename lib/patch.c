@@ -128,24 +128,141 @@ static void add_path(struct buf *out, const char *tag, const struct line *l)
 	buf_addch(out, '\n');
 }
 
+/* Lines of a diff's extended header, which belong to the file section below. */
+static bool is_extended_header(const struct line *l)
+{
+	static const char *const heads[] = {
+		"diff ", "Index: ", "index ", "====", "new file", "deleted file", "old mode",
+		"new mode", "similarity", "rename ", "copy ", NULL
+	};
+
+	for (int i = 0; heads[i]; i++)
+		if (starts(l, heads[i]))
+			return true;
+	return false;
+}
+
+static void add_line(struct buf *out, const char *p, size_t len)
+{
+	if (out) {
+		buf_add(out, p, len);
+		buf_addch(out, '\n');
+	}
+}
+
 /*
- * The scanner.  Fills info (if not NULL) and appends the normalised form to
- * out (if not NULL).
+ * One hunk whose header is hdr (old and new lines to come).  Returns the
+ * offset after it, or 0 when the hunk is cut short; its lines go to out.
+ */
+static size_t parse_hunk(const char *data, size_t len, const struct line *hdr, size_t hdr_len,
+			 long old, long new, struct buf *out)
+{
+	size_t pos = hdr->next;
+	bool complete = false;
+	int changes = 0;
+	struct line l;
+
+	add_line(out, hdr->p, hdr_len);
+	while (!complete && line_at(data, len, pos, &l)) {
+		char c = l.len ? l.p[0] : ' ';
+
+		if (c == ' ' && old > 0 && new > 0) {
+			old--; new--;
+		} else if (c == '-' && old > 0) {
+			old--;
+			changes++;
+		} else if (c == '+' && new > 0) {
+			new--;
+			changes++;
+		} else if (c != '\\') {
+			break;
+		}
+		add_line(out, l.p, l.len);
+		pos = l.next;
+		complete = old == 0 && new == 0;
+	}
+	/* only trailing context missing: the hunk ends here */
+	if (!complete && !(changes && old == new))
+		return 0;
+	/* "\ No newline at end of file" after the last line */
+	if (line_at(data, len, pos, &l) && l.len && l.p[0] == '\\') {
+		add_line(out, l.p, l.len);
+		pos = l.next;
+	}
+	return pos;
+}
+
+/*
+ * The hunks of one file section whose ---/+++ lines are minus and plus and
+ * whose text starts at file_start.  Returns the offset after its last
+ * hunk; counts go to info.  A section without a whole hunk leaves out as
+ * it was.
+ */
+static size_t parse_file(const char *data, size_t len, const struct line *minus,
+			 const struct line *plus, size_t file_start, struct patch_info *info,
+			 struct buf *out)
+{
+	size_t off = plus->next, file_out = out ? out->len : 0, hdr_len, end;
+	int file_hunks = 0;
+	struct line hdr;
+	long old, new;
+
+	if (out) {
+		add_path(out, "--- ", minus);
+		add_path(out, "+++ ", plus);
+	}
+	while (line_at(data, len, off, &hdr) && hunk_header(&hdr, &old, &new, &hdr_len)) {
+		size_t hunk_out = out ? out->len : 0;
+
+		end = parse_hunk(data, len, &hdr, hdr_len, old, new, out);
+		if (!end) {
+			if (out)
+				buf_setlen(out, hunk_out);
+			break;
+		}
+		file_hunks++;
+		info->hunks++;
+		if (!info->files && file_hunks == 1)
+			info->start = file_start;
+		info->end = end;
+		off = end;
+	}
+	if (file_hunks)
+		info->files++;
+	else if (out)
+		buf_setlen(out, file_out);
+	return off;
+}
+
+/* "--- a", "+++ b" and a hunk header at l: a file section starts. */
+static bool file_section_at(const char *data, size_t len, const struct line *l,
+			    struct line *plus)
+{
+	struct line hdr;
+	size_t hdr_len;
+	long old, new;
+
+	return starts(l, "--- ") && line_at(data, len, l->next, plus) && starts(plus, "+++ ") &&
+	       line_at(data, len, plus->next, &hdr) && hunk_header(&hdr, &old, &new, &hdr_len);
+}
+
+/*
+ * The scanner.  Fills info and appends the normalised form to out (if not
+ * NULL).  Messages of an mbox are counted so that a series of two or more
+ * patches is told from one diff with a cover letter.
  */
 static void parse_all(const char *data, size_t len, struct patch_info *info,
 		      struct buf *out)
 {
-	struct line l, l2, l3;
-	size_t off = 0, section_start = 0, hdr_len;
+	size_t off = 0, section_start = 0;
 	bool have_section_start = false, message_has_diff = false;
 	int messages = 0, diff_messages = 0;
-	long old, new;
+	struct line l, plus;
 
 	memset(info, 0, sizeof(*info));
 	while (line_at(data, len, off, &l)) {
 		if (is_mbox_from(&l)) {
-			if (message_has_diff)
-				diff_messages++;
+			diff_messages += message_has_diff;
 			messages++;
 			message_has_diff = false;
 		}
@@ -153,92 +270,19 @@ static void parse_all(const char *data, size_t len, struct patch_info *info,
 			section_start = off;
 			have_section_start = true;
 		}
-		if (!(starts(&l, "--- ") && line_at(data, len, l.next, &l2) &&
-		      starts(&l2, "+++ ") && line_at(data, len, l2.next, &l3) &&
-		      hunk_header(&l3, &old, &new, &hdr_len))) {
-			if (!starts(&l, "diff ") && !starts(&l, "Index: ") &&
-			    !starts(&l, "index ") && !starts(&l, "====") &&
-			    !starts(&l, "new file") && !starts(&l, "deleted file") &&
-			    !starts(&l, "old mode") && !starts(&l, "new mode") &&
-			    !starts(&l, "similarity") && !starts(&l, "rename ") &&
-			    !starts(&l, "copy "))
-				have_section_start = false;
+		if (!file_section_at(data, len, &l, &plus)) {
+			have_section_start &= is_extended_header(&l);
 			off = l.next;
 			continue;
 		}
-		/* a file section: its hunks follow */
-		size_t file_start = have_section_start ? section_start : off;
-		size_t file_out = out ? out->len : 0;
-		int file_hunks = 0;
+		int files = info->files;
 
-		if (out) {
-			add_path(out, "--- ", &l);
-			add_path(out, "+++ ", &l2);
-		}
-		off = l2.next;
-		while (line_at(data, len, off, &l3) && hunk_header(&l3, &old, &new, &hdr_len)) {
-			size_t hunk_out = out ? out->len : 0, pos = l3.next;
-			bool complete = false;
-			int changes = 0;
-
-			if (out) {
-				buf_add(out, l3.p, hdr_len);
-				buf_addch(out, '\n');
-			}
-			while (!complete && line_at(data, len, pos, &l)) {
-				char c = l.len ? l.p[0] : ' ';
-
-				if (c == ' ' && old > 0 && new > 0) {
-					old--; new--;
-				} else if (c == '-' && old > 0) {
-					old--;
-					changes++;
-				} else if (c == '+' && new > 0) {
-					new--;
-					changes++;
-				} else if (c != '\\') {
-					break;
-				}
-				if (out) {
-					buf_add(out, l.p, l.len);
-					buf_addch(out, '\n');
-				}
-				pos = l.next;
-				complete = old == 0 && new == 0;
-			}
-			if (!complete && changes && old == new) {
-				/* only trailing context is missing: end the hunk here */
-				complete = true;
-			} else if (!complete) {
-				if (out)
-					buf_setlen(out, hunk_out);
-				break;
-			}
-			/* "\ No newline at end of file" after the last line */
-			if (line_at(data, len, pos, &l) && l.len && l.p[0] == '\\') {
-				if (out) {
-					buf_add(out, l.p, l.len);
-					buf_addch(out, '\n');
-				}
-				pos = l.next;
-			}
-			file_hunks++;
-			info->hunks++;
-			if (!info->files && file_hunks == 1)
-				info->start = file_start;
-			info->end = pos;
-			off = pos;
-		}
-		if (file_hunks) {
-			info->files++;
-			message_has_diff = true;
-		} else if (out) {
-			buf_setlen(out, file_out);
-		}
+		off = parse_file(data, len, &l, &plus, have_section_start ? section_start : off,
+				 info, out);
+		message_has_diff |= info->files > files;
 		have_section_start = false;
 	}
-	if (message_has_diff)
-		diff_messages++;
+	diff_messages += message_has_diff;
 	if (!info->hunks)
 		return;
 	if (messages >= 2 && diff_messages >= 2) {

@@ -156,6 +156,58 @@ out:
 	return out;
 }
 
+static void reset_outcome(struct bz *bz)
+{
+	bz->err = BZ_OK;
+	bz->code = 0;
+	bz->status = 0;
+	bz->date = 0;
+	bz->fail = HTTPC_FAIL_NONE;
+	bz->retry_after = -1;
+	buf_reset(&bz->errmsg);
+}
+
+/*
+ * Classify an answer that came back: a Bugzilla error object, a server
+ * failure, something that is not Bugzilla, or a 2xx whose JSON text goes
+ * to body.
+ */
+static int take_answer(struct bz *bz, const char *method, const char *path,
+		       const struct httpc_response *resp, struct buf *body)
+{
+	struct buf msg = BUF_INIT;
+	long code;
+	int ret = -1;
+
+	bz->status = resp->status;
+	bz->date = resp->date;
+	bz->retry_after = resp->retry_after;
+	if (!bz_parse_error(resp->body.ptr, &code, &msg)) {
+		bz->code = code;
+		buf_addf(&msg, " (code %ld, HTTP %ld)", code, resp->status);
+		fail(bz, resp->status >= 500 ? BZ_ERR_SERVER : bz_err_from_code(code),
+		     method, path, "%s", msg.ptr);
+	} else if (resp->status >= 500 || resp->status == 429) {
+		fail_not_json(bz, method, path, resp, "the tracker failed");
+		bz->err = BZ_ERR_SERVER;
+	} else if (resp->status < 200 || resp->status > 299) {
+		fail_not_json(bz, method, path, resp, "not a Bugzilla error object");
+	} else {
+		buf_addstr(body, resp->body.ptr);
+		ret = 0;
+	}
+	buf_release(&msg);
+	return ret;
+}
+
+/* Overwrite, then free: the key was in it. */
+static void wipe_buf(struct buf *b)
+{
+	if (b->alloc)
+		memset(b->ptr, 0, b->len);
+	buf_release(b);
+}
+
 /*
  * One request.  path is "/rest/..." without a query; query is "" or
  * "?a=b..." (built with httpc_query_add).  On success body gets the JSON
@@ -169,16 +221,9 @@ static int call_as(struct bz *bz, bool anon, const char *method, const char *pat
 	const char *headers[2] = { NULL, NULL };
 	struct httpc_request req = { .method = method, .retry = !strcmp(method, "GET") };
 	char *payload = NULL;
-	long code;
 	int ret = -1;
 
-	bz->err = BZ_OK;
-	bz->code = 0;
-	bz->status = 0;
-	bz->date = 0;
-	bz->fail = HTTPC_FAIL_NONE;
-	bz->retry_after = -1;
-	buf_reset(&bz->errmsg);
+	reset_outcome(bz);
 	buf_addf(&url, "%s%s%s", bz->url, path, query ? query->ptr : "");
 	if (*bz->api_key && !anon) {
 		buf_addf(&hdr, "X-BUGZILLA-API-KEY: %s", bz->api_key);
@@ -203,42 +248,14 @@ static int call_as(struct bz *bz, bool anon, const char *method, const char *pat
 		fail(bz, BZ_ERR_TRANSPORT, method, path, "%s", err.ptr);
 		goto out;
 	}
-	bz->status = resp.status;
-	bz->date = resp.date;
-	bz->retry_after = resp.retry_after;
-	buf_reset(&msg);
-	if (!bz_parse_error(resp.body.ptr, &code, &msg)) {
-		struct buf text = BUF_INIT;
-
-		bz->code = code;
-		buf_addf(&text, "%s (code %ld, HTTP %ld)", msg.ptr, code, resp.status);
-		fail(bz, resp.status >= 500 ? BZ_ERR_SERVER : bz_err_from_code(code),
-		     method, path, "%s", text.ptr);
-		buf_release(&text);
-		goto out;
-	}
-	if (resp.status >= 500 || resp.status == 429) {
-		fail_not_json(bz, method, path, &resp, "the tracker failed");
-		bz->err = BZ_ERR_SERVER;
-		goto out;
-	}
-	if (resp.status < 200 || resp.status > 299) {
-		fail_not_json(bz, method, path, &resp, "not a Bugzilla error object");
-		goto out;
-	}
-	buf_addstr(body, resp.body.ptr);
-	ret = 0;
+	ret = take_answer(bz, method, path, &resp, body);
 out:
 	if (payload) {
 		memset(payload, 0, strlen(payload));
 		free(payload);
 	}
-	if (hdr.alloc)
-		memset(hdr.ptr, 0, hdr.len);
-	if (url.alloc)
-		memset(url.ptr, 0, url.len);
-	buf_release(&hdr);
-	buf_release(&url);
+	wipe_buf(&hdr);
+	wipe_buf(&url);
 	buf_release(&err);
 	buf_release(&msg);
 	httpc_response_release(&resp);
