@@ -41,11 +41,7 @@ static void print_usage(FILE *out)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		APP_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct app_opts opts = { 0 };
@@ -55,15 +51,12 @@ int main(int argc, char **argv)
 
 	opterr = 0;
 	/* "+": stop at the subcommand; its options are its own. */
-	while ((c = getopt_long(argc, argv, "+c:vqhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c': opts.config_path = optarg; break;
-		case 'v': opts.verbosity++; break;
-		case 'q': opts.verbosity = -1; break;
-		case 'h': print_usage(stdout); return 0;
-		case 'V': puts("bugbridge " BUGBRIDGE_VERSION); return 0;
-		default: app_option_error("bugbridge", argv, optind, optopt);
+	while ((c = getopt_long(argc, argv, "+" APP_SHORTOPTS, longopts, NULL)) != -1) {
+		if (c == 'h') {
+			print_usage(stdout);
+			return 0;
 		}
+		app_option(c, "bugbridge", "", argv, optind, optopt, &opts);
 	}
 	if (optind >= argc) {
 		print_usage(stderr);

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "log.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -72,6 +73,34 @@ int app_open_db(struct db *db, bool migrate, struct buf *err)
 		return -1;
 	}
 	return 0;
+}
+
+void app_option(int c, const char *prog, const char *usage, char **argv, int optind,
+		int optopt, struct app_opts *opts)
+{
+	switch (c) {
+	case 'c': opts->config_path = optarg; return;
+	case 'v': opts->verbosity++; return;
+	case 'q': opts->verbosity = -1; return;
+	case 'h': fputs(usage, stdout); exit(0);
+	case 'V': printf("%s %s\n", prog, BUGBRIDGE_VERSION); exit(0);
+	default: app_option_error(prog, argv, optind, optopt);
+	}
+}
+
+int app_start(const char *prog, const struct app_opts *opts, struct db *db, bool migrate)
+{
+	struct buf err = BUF_INIT;
+	int ret = 0;
+
+	if (app_setup(opts, &err))
+		ret = EXIT_USAGE;
+	else if (app_open_db(db, migrate, &err))
+		ret = 1;
+	if (ret)
+		fprintf(stderr, "%s: %s\n", prog, err.ptr);
+	buf_release(&err);
+	return ret;
 }
 
 void app_usage_error(const char *prog, const char *msg)

@@ -20,6 +20,30 @@ struct app_opts {
 	int verbosity;		/* -1 quiet, 0 normal, 1+ verbose */
 };
 
+/* The options every program takes, for its getopt_long tables. */
+#define APP_SHORTOPTS "c:vqhV"
+#define APP_LONGOPTS \
+	{ "config", required_argument, NULL, 'c' }, \
+	{ "verbose", no_argument, NULL, 'v' }, \
+	{ "quiet", no_argument, NULL, 'q' }, \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ "version", no_argument, NULL, 'V' }
+
+/*
+ * Act on one of the common options (getopt_long's answer c): fill opts;
+ * -h prints usage and -V the version, and exit 0; anything else is a usage
+ * error that names the option (exit 2).
+ */
+void app_option(int c, const char *prog, const char *usage, char **argv, int optind,
+		int optopt, struct app_opts *opts);
+
+/*
+ * Start-up of a program that uses the database: app_setup, then open it
+ * (migrating when asked).  Returns 0, or the exit code after printing
+ * "prog: reason" (2 for the configuration, 1 for the database).
+ */
+int app_start(const char *prog, const struct app_opts *opts, struct db *db, bool migrate);
+
 /* Load and install the configuration and open the log; err on failure. */
 int app_setup(const struct app_opts *opts, struct buf *err);
 /* Re-read the config (SIGHUP); the old one stays installed on failure. */

@@ -50,26 +50,20 @@ static void install_signals(void)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
+		APP_LONGOPTS,
 		{ "once", no_argument, NULL, 'o' },
 		{ "job", required_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct app_opts opts = { 0 };
 	struct runner_opts ropts = { 0 };
-	struct buf err = BUF_INIT;
 	struct db db = { 0 };
 	char *end;
 	int c, ret;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "c:vqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, APP_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': opts.config_path = optarg; break;
 		case 'o': ropts.once = true; break;
 		case 'j':
 			errno = 0;
@@ -77,35 +71,25 @@ int main(int argc, char **argv)
 			if (errno || *end || ropts.job_id <= 0)
 				app_usage_error("bugbridge-runner", "--job takes a job id");
 			break;
-		case 'v': opts.verbosity++; break;
-		case 'q': opts.verbosity = -1; break;
-		case 'h': fputs(usage, stdout); return 0;
-		case 'V': puts("bugbridge-runner " BUGBRIDGE_VERSION); return 0;
-		default: app_option_error("bugbridge-runner", argv, optind, optopt);
+		default: app_option(c, "bugbridge-runner", usage, argv, optind, optopt, &opts);
 		}
 	}
 	if (optind < argc)
 		app_usage_error("bugbridge-runner", "unexpected argument");
 	if (ropts.once && ropts.job_id)
 		app_usage_error("bugbridge-runner", "--once and --job exclude each other");
-	if (app_setup(&opts, &err)) {
-		fprintf(stderr, "bugbridge-runner: %s\n", err.ptr);
-		return EXIT_USAGE;
-	}
+	ret = app_start("bugbridge-runner", &opts, &db, false);
+	if (ret)
+		return ret;
 	if (!strcmp(cfg_str("runner.mode"), "remote")) {
 		fputs("bugbridge-runner: remote mode is not supported yet; use mode = local\n",
 		      stderr);
+		db_close(&db);
 		return 1;
 	}
 	install_signals();
-	if (app_open_db(&db, false, &err)) {
-		fprintf(stderr, "bugbridge-runner: %s\n", err.ptr);
-		buf_release(&err);
-		return 1;
-	}
 	ret = runner_main(&db, &ropts, &stop);
 	db_close(&db);
-	buf_release(&err);
 	log_close();
 	return ret;
 }

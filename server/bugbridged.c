@@ -115,12 +115,8 @@ static void idle(struct db *db, const struct app_opts *opts, time_t next_poll)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
+		APP_LONGOPTS,
 		{ "once", no_argument, NULL, 'o' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct app_opts opts = { 0 };
@@ -131,27 +127,17 @@ int main(int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "c:vqhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c': opts.config_path = optarg; break;
-		case 'o': once = true; break;
-		case 'v': opts.verbosity++; break;
-		case 'q': opts.verbosity = -1; break;
-		case 'h': fputs(usage, stdout); return 0;
-		case 'V': puts("bugbridged " BUGBRIDGE_VERSION); return 0;
-		default: app_option_error("bugbridged", argv, optind, optopt);
-		}
+	while ((c = getopt_long(argc, argv, APP_SHORTOPTS, longopts, NULL)) != -1) {
+		if (c == 'o')
+			once = true;
+		else
+			app_option(c, "bugbridged", usage, argv, optind, optopt, &opts);
 	}
 	if (optind < argc)
 		app_usage_error("bugbridged", "unexpected argument");
-	if (app_setup(&opts, &err)) {
-		fprintf(stderr, "bugbridged: %s\n", err.ptr);
-		return EXIT_USAGE;
-	}
-	if (app_open_db(&db, true, &err)) {
-		fprintf(stderr, "bugbridged: %s\n", err.ptr);
-		return 1;
-	}
+	c = app_start("bugbridged", &opts, &db, true);
+	if (c)
+		return c;
 	install_signals();
 	if (!once) {
 		http = http_start(&err);
