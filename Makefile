@@ -177,7 +177,7 @@ install: all
 		$(DESTDIR)$(DATADIR)/web $(DESTDIR)$(PREFIX)/lib/systemd/system
 	install -m 755 $(O)/bugbridged $(O)/bugbridge $(O)/bugbridge-runner $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(SCHEMA) $(DESTDIR)$(DATADIR)/schema/
-	if [ -d web ]; then cp -R web/. $(DESTDIR)$(DATADIR)/web/; fi
+	install -m 644 web/style.css $(DESTDIR)$(DATADIR)/web/
 	cp -R kernel-patches $(DESTDIR)$(DATADIR)/
 	install -m 644 bugbridge.conf.example $(DESTDIR)$(DATADIR)/
 	for unit in bugbridged bugbridge-runner; do \
