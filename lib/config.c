@@ -22,6 +22,8 @@ void config_init(struct config *c)
 	for (int i = 0; i < config_nkeys; i++)
 		c->values[i] = xstrdup(config_keys[i].def);
 	c->path = NULL;
+	c->secrets = NULL;
+	c->nsecrets = 0;
 }
 
 void config_release(struct config *c)
@@ -32,8 +34,15 @@ void config_release(struct config *c)
 		free(c->values[i]);
 	free(c->values);
 	free(c->path);
+	for (int i = 0; i < c->nsecrets; i++) {
+		memset(c->secrets[i], 0, strlen(c->secrets[i]));
+		free(c->secrets[i]);
+	}
+	free(c->secrets);
 	c->values = NULL;
 	c->path = NULL;
+	c->secrets = NULL;
+	c->nsecrets = 0;
 }
 
 static int find_key(const char *section, const char *name)
@@ -327,6 +336,7 @@ int config_load(struct config *c, const char *path, struct buf *err)
 	}
 	if (config_apply_env(c, err))
 		goto out;
+	config_collect_secrets(c);
 	ret = 0;
 out:
 	buf_release(&text);
@@ -404,6 +414,29 @@ out:
 	return ret;
 }
 
+void config_collect_secrets(struct config *c)
+{
+	struct buf value = BUF_INIT, err = BUF_INIT;
+	int alloc = 0;
+
+	for (int i = 0; i < config_nkeys; i++) {
+		const struct config_key *k = &config_keys[i];
+		char key[128];
+
+		if (!(k->flags & CONF_SECRET))
+			continue;
+		snprintf(key, sizeof(key), "%s.%s", k->section, k->name);
+		if (config_secret(c, key, &value, &err) || value.len < CONFIG_SECRET_MIN)
+			continue;
+		XGROW(c->secrets, c->nsecrets + 1, alloc);
+		c->secrets[c->nsecrets++] = xstrdup(value.ptr);
+	}
+	if (value.alloc)
+		memset(value.ptr, 0, value.len);
+	buf_release(&value);
+	buf_release(&err);
+}
+
 static void dump_value(struct buf *out, const char *v)
 {
 	bool quote = !*v || strpbrk(v, "#;\"\\\n\t") || v[0] == ' ' ||
@@ -463,6 +496,8 @@ void config_install(struct config *c)
 	*copy = *c;
 	c->values = NULL;
 	c->path = NULL;
+	c->secrets = NULL;
+	c->nsecrets = 0;
 	/* The previous one is kept on purpose: threads may still read it. */
 	cfg = copy;
 }

@@ -45,7 +45,12 @@ extern const int config_nkeys;
 struct config {
 	char **values;		/* one per config_keys[] entry, never NULL */
 	char *path;		/* file it came from, or NULL */
+	char **secrets;		/* the values of every secret (also from *_file), for redaction */
+	int nsecrets;
 };
+
+/* Secrets shorter than this are not scrubbed from text (they would match anywhere). */
+#define CONFIG_SECRET_MIN 6
 
 #define CONFIG_MAX_LINE 4096
 
@@ -70,6 +75,12 @@ bool config_get_bool(const struct config *c, const char *key);
 /* The secret `key`, or the first line of the file `key_file`. */
 int config_secret(const struct config *c, const char *key, struct buf *out,
 		  struct buf *err);
+/*
+ * Fill c->secrets with the value of every CONF_SECRET key, read from its
+ * *_file where it has one (config_load does this).  A file that cannot be
+ * read is skipped here: using the secret reports it.
+ */
+void config_collect_secrets(struct config *c);
 /* Every key with its value, secrets masked; example=true: the example file. */
 void config_dump(const struct config *c, struct buf *out, bool example);
 

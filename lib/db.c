@@ -9,6 +9,7 @@
 #include "db.h"
 #include "xalloc.h"
 #include "log.h"
+#include "redact.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,9 +225,19 @@ sqlite3_int64 db_last_id(struct db *db)
 
 int db_bind_text(sqlite3_stmt *st, int idx, const char *s)
 {
+	struct buf scrubbed = BUF_INIT;
+	int rc;
+
 	if (!s)
 		return sqlite3_bind_null(st, idx);
-	return sqlite3_bind_text(st, idx, s, -1, SQLITE_TRANSIENT);
+	if (!redact_has_secret(s, strlen(s)))
+		return sqlite3_bind_text(st, idx, s, -1, SQLITE_TRANSIENT);
+	/* a secret on its way into the database: a detail, a log excerpt, a comment */
+	buf_addstr(&scrubbed, s);
+	redact_secrets(&scrubbed);
+	rc = sqlite3_bind_text(st, idx, scrubbed.ptr, -1, SQLITE_TRANSIENT);
+	buf_release(&scrubbed);
+	return rc;
 }
 
 const char *db_col_text(sqlite3_stmt *st, int col)

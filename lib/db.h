@@ -85,7 +85,10 @@ const char *db_errmsg(struct db *db);
 /* Helpers for the common cases; the statement is reset afterwards. */
 int db_step_done(struct db *db, sqlite3_stmt *st);	/* expects SQLITE_DONE */
 sqlite3_int64 db_last_id(struct db *db);
-/* Bind text that may be NULL. */
+/*
+ * Bind text that may be NULL.  Every text stored goes through here, so here
+ * the value of any configured secret is replaced by REDACTED (redact.h).
+ */
 int db_bind_text(sqlite3_stmt *st, int idx, const char *s);
 /* Column text that is never NULL. */
 const char *db_col_text(sqlite3_stmt *st, int col);

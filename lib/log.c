@@ -3,6 +3,8 @@
  * threads never interleave mid-line.
  */
 #include "log.h"
+#include "buf.h"
+#include "redact.h"
 #include "xalloc.h"
 
 #include <pthread.h>
@@ -97,6 +99,7 @@ void log_close(void)
 
 static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 {
+	struct buf line = BUF_INIT;
 	char stamp[32];
 	struct tm tm;
 	time_t now;
@@ -107,13 +110,14 @@ static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 	now = time(NULL);
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	buf_vaddf(&line, fmt, ap);
+	redact_secrets(&line);	/* whatever the caller forgot */
 	pthread_mutex_lock(&log_lock);
 	out = log_file ? log_file : stderr;
-	fprintf(out, "%s %-5s ", stamp, level_names[level]);
-	vfprintf(out, fmt, ap);
-	fputc('\n', out);
+	fprintf(out, "%s %-5s %s\n", stamp, level_names[level], line.ptr);
 	fflush(out);
 	pthread_mutex_unlock(&log_lock);
+	buf_release(&line);
 }
 
 void log_msg(enum log_level level, const char *fmt, ...)

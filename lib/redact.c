@@ -8,6 +8,7 @@
  * are left alone unless they are a credential name themselves.
  */
 #include "redact.h"
+#include "config.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -138,4 +139,39 @@ void redact_buf(struct buf *text)
 	buf_reset(text);
 	buf_add(text, tmp.ptr, tmp.len);
 	buf_release(&tmp);
+	redact_secrets(text);
+}
+
+int redact_has_secret(const char *text, size_t len)
+{
+	for (int i = 0; cfg && i < cfg->nsecrets; i++)
+		if (memmem(text, len, cfg->secrets[i], strlen(cfg->secrets[i])))
+			return 1;
+	return 0;
+}
+
+int redact_secrets(struct buf *text)
+{
+	struct buf out = BUF_INIT;
+	int found = 0;
+
+	for (int i = 0; cfg && i < cfg->nsecrets; i++) {
+		const char *secret = cfg->secrets[i], *p = text->ptr, *hit;
+		size_t n = strlen(secret);
+
+		if (!memmem(text->ptr, text->len, secret, n))
+			continue;
+		found = 1;
+		buf_reset(&out);
+		while ((hit = memmem(p, text->len - (p - text->ptr), secret, n))) {
+			buf_add(&out, p, hit - p);
+			buf_addstr(&out, REDACTED);
+			p = hit + n;
+		}
+		buf_add(&out, p, text->len - (p - text->ptr));
+		buf_reset(text);
+		buf_add(text, out.ptr, out.len);
+	}
+	buf_release(&out);
+	return found;
 }

@@ -252,7 +252,7 @@ static void bind_new_window(const struct digest_ctx *ctx, sqlite3_stmt *st)
 	digest_iso_time(&recent, ctx->since - 7 * 86400);
 	db_bind_text(st, 1, ctx->since_iso.ptr);
 	sqlite3_bind_int64(st, 2, ctx->since);
-	sqlite3_bind_text(st, 3, recent.ptr, -1, SQLITE_TRANSIENT);
+	db_bind_text(st, 3, recent.ptr);
 	buf_release(&recent);
 }
 
