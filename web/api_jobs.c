@@ -15,12 +15,12 @@
  */
 #include "api.h"
 #include "xalloc.h"
+#include "job_logs.h"
 #include "job_queue.h"
 #include "kcidb.h"
 #include "log.h"
 #include "page.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -84,26 +84,21 @@ int api_jobs(struct http_request *req, struct http_response *resp)
 static void add_logs(struct json_object *o, sqlite3_int64 id)
 {
 	struct json_object *dir_obj = NULL, *logs = json_object_new_array();
-	struct dirent **names = NULL;
 	const char *dir = "";
+	char **names;
 	int n;
 
 	if (json_object_object_get_ex(o, "log_dir", &dir_obj) && dir_obj)
 		dir = json_object_get_string(dir_obj);
-	n = *dir == '/' ? scandir(dir, &names, NULL, alphasort) : -1;
+	job_logs_list(dir, &names, &n);
 	for (int i = 0; i < n; i++) {
-		const char *name = names[i]->d_name;
+		struct buf url = BUF_INIT;
 
-		if (page_log_listable(dir, name)) {
-			struct buf url = BUF_INIT;
-
-			buf_addf(&url, "/job/%lld/%s", (long long)id, name);
-			json_object_array_add(logs, json_object_new_string(url.ptr));
-			buf_release(&url);
-		}
-		free(names[i]);
+		buf_addf(&url, "/job/%lld/%s", (long long)id, names[i]);
+		json_object_array_add(logs, json_object_new_string(url.ptr));
+		buf_release(&url);
 	}
-	free(names);
+	job_logs_free(names, n);
 	json_object_object_del(o, "log_dir");
 	json_object_object_add(o, "logs", logs);
 }

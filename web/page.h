@@ -63,8 +63,6 @@ void page_bug_link(struct buf *out, sqlite3_int64 id);
 void page_tracker_url(struct buf *out, sqlite3_int64 id);
 /* Names of the components that have bugs, for the 404 page; -1 on error. */
 int page_known_components(struct db *db, struct buf *out_html);
-/* name is a log file in dir that /job/<id>/<name> would serve (page_job.c). */
-bool page_log_listable(const char *dir, const char *name);
 /* page_results.c: a job's test cases and failure signatures. */
 /* "<table class=tests><thead>...<tbody>": the rows' columns. */
 void page_tests_head(struct buf *out);

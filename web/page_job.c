@@ -5,17 +5,17 @@
  * every few seconds (a meta refresh: no JavaScript needed).
  *
  * "/job/<id>/<name>.log" serves a log from the job's log_dir as plain text.
- * The name is checked against a strict pattern (letters, digits, '-', '_',
- * '.', ending in ".log", no leading dot, so no "..", no '/'), then opened
- * relative to the log directory with O_NOFOLLOW, and must be a regular
- * file: a symlink planted in a log directory leads nowhere.
+ * The name is checked against job_logs.h's strict pattern (which also
+ * decides what the page and the JSON list), then opened relative to the
+ * log directory with O_NOFOLLOW, and must be a regular file: a symlink
+ * planted in a log directory leads nowhere.
  */
 #include "html.h"
 #include "xalloc.h"
+#include "job_logs.h"
 #include "log.h"
 #include "page.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -38,34 +38,6 @@ DB_SQL(sql_job_stages,
        " FROM job_stages WHERE job_id = ? ORDER BY id");
 DB_SQL(sql_job_log_dir, "SELECT ifnull(log_dir, '') FROM jobs WHERE id = ?");
 
-/* A log file name we are willing to serve. */
-static bool valid_log_name(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (n < 5 || n > 64 || name[0] == '.' || strcmp(name + n - 4, ".log"))
-		return false;
-	for (const char *p = name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
-			return false;
-	return !strstr(name, "..");
-}
-
-bool page_log_listable(const char *dir, const char *name)
-{
-	struct buf path = BUF_INIT;
-	struct stat sb;
-	bool ok;
-
-	if (!valid_log_name(name))
-		return false;
-	buf_addf(&path, "%s/%s", dir, name);
-	ok = !lstat(path.ptr, &sb) && S_ISREG(sb.st_mode);
-	buf_release(&path);
-	return ok;
-}
-
 static int serve_log(struct http_request *req, struct http_response *resp,
 		     sqlite3_int64 id, const char *name)
 {
@@ -74,7 +46,7 @@ static int serve_log(struct http_request *req, struct http_response *resp,
 	char *dir = NULL;
 	int dfd = -1, fd = -1;
 
-	if (!valid_log_name(name))
+	if (!job_log_name_ok(name))
 		return http_error(resp, 404, "no such log");
 	st = db_stmt(req->db, sql_job_log_dir);
 	if (!st)
@@ -114,25 +86,22 @@ static int serve_log(struct http_request *req, struct http_response *resp,
 /* The .log files present in the job's log directory, as links. */
 static void log_links(struct buf *out, sqlite3_int64 id, const char *dir)
 {
-	struct dirent **names = NULL;
-	int n = *dir == '/' ? scandir(dir, &names, NULL, alphasort) : -1, shown = 0;
+	char **names;
+	int n;
 
+	job_logs_list(dir, &names, &n);
 	buf_addstr(out, "<section>\n<h2>Logs</h2>\n<ul class=\"logs\">\n");
 	for (int i = 0; i < n; i++) {
-		if (page_log_listable(dir, names[i]->d_name)) {
-			buf_addf(out, "<li><a href=\"/job/%lld/", (long long)id);
-			html_url_arg(out, names[i]->d_name);
-			buf_addstr(out, "\">");
-			html_txt(out, names[i]->d_name);
-			buf_addstr(out, "</a></li>\n");
-			shown++;
-		}
-		free(names[i]);
+		buf_addf(out, "<li><a href=\"/job/%lld/", (long long)id);
+		html_url_arg(out, names[i]);
+		buf_addstr(out, "\">");
+		html_txt(out, names[i]);
+		buf_addstr(out, "</a></li>\n");
 	}
-	free(names);
-	if (!shown)
+	if (!n)
 		buf_addstr(out, "<li>No logs yet.</li>\n");
 	buf_addstr(out, "</ul>\n</section>\n");
+	job_logs_free(names, n);
 }
 
 static void fact(struct buf *out, const char *name, const char *value)
