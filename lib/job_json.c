@@ -1,0 +1,149 @@
+/*
+ * job_json: a job record as the one JSON document that `bugbridge job show
+ * --json` prints and GET /api/jobs/<id> serves.  See job_record.h; the
+ * fields are listed in the README ("Dashboard and JSON API").
+ *
+ * Database NULL is JSON null, flags are 0/1 as in the table, and the log
+ * directory (a server path) is never shown: "logs" holds the URLs the
+ * dashboard serves them at.
+ */
+#include "job_record.h"
+#include "buf.h"
+
+#include <json.h>
+
+static json_object *str_or_null(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+/* An id or a time; 0 is the database's NULL (job_record.h). */
+static json_object *int_or_null(long long v)
+{
+	return v ? json_object_new_int64(v) : NULL;
+}
+
+static void put(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+static json_object *stages(const struct job_record *rec)
+{
+	json_object *a = json_object_new_array();
+
+	for (int i = 0; i < rec->nstages; i++) {
+		const struct job_record_stage *s = &rec->stages[i];
+		json_object *o = json_object_new_object();
+
+		put(o, "attempt", json_object_new_int(s->attempt));
+		put(o, "variant", json_object_new_string(s->variant));
+		put(o, "stage", json_object_new_string(s->stage));
+		put(o, "started_at", json_object_new_double(s->started_at));
+		put(o, "finished_at", s->open ? NULL : json_object_new_double(s->finished_at));
+		put(o, "status", json_object_new_string(s->status));
+		put(o, "detail", str_or_null(s->detail));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *tests(const struct job_record *rec)
+{
+	json_object *a = json_object_new_array();
+
+	for (int i = 0; i < rec->ntests; i++) {
+		const struct job_record_test *t = &rec->tests[i];
+		json_object *o = json_object_new_object();
+
+		put(o, "variant", json_object_new_string(t->variant));
+		put(o, "name", json_object_new_string(t->name));
+		put(o, "status", json_object_new_string(t->status));
+		put(o, "runs", json_object_new_int(t->runs));
+		put(o, "failures", json_object_new_int(t->failures));
+		put(o, "change", str_or_null(t->change));
+		put(o, "diagnostics", json_object_new_string(t->diagnostics));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *signatures(const struct job_record *rec)
+{
+	json_object *a = json_object_new_array();
+
+	for (int i = 0; i < rec->nsigs; i++) {
+		const struct job_record_sig *s = &rec->sigs[i];
+		json_object *o = json_object_new_object();
+
+		put(o, "variant", json_object_new_string(s->variant));
+		put(o, "kind", json_object_new_string(s->kind));
+		put(o, "title", json_object_new_string(s->title));
+		put(o, "frames", json_object_new_string(s->frames));
+		put(o, "hash", json_object_new_string(s->hash));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *logs(const struct job_record *rec)
+{
+	json_object *a = json_object_new_array();
+	struct buf url = BUF_INIT;
+
+	for (int i = 0; i < rec->nlogs; i++) {
+		buf_reset(&url);
+		buf_addf(&url, "/job/%lld/%s", (long long)rec->id, rec->logs[i]);
+		json_object_array_add(a, json_object_new_string(url.ptr));
+	}
+	buf_release(&url);
+	return a;
+}
+
+static json_object *candidate(const struct job_record *rec)
+{
+	json_object *o;
+
+	if (!rec->candidate_id)
+		return NULL;
+	o = json_object_new_object();
+	put(o, "name", json_object_new_string(rec->cand.name));
+	put(o, "kind", json_object_new_string(rec->cand.kind));
+	put(o, "sha256", json_object_new_string(rec->cand.sha256));
+	put(o, "patch_count", json_object_new_int(rec->cand.patch_count));
+	return o;
+}
+
+json_object *job_record_json(const struct job_record *rec)
+{
+	json_object *o = json_object_new_object();
+
+	put(o, "id", json_object_new_int64(rec->id));
+	put(o, "bug_id", int_or_null(rec->bug_id));
+	put(o, "candidate_id", int_or_null(rec->candidate_id));
+	put(o, "parent_id", int_or_null(rec->parent_id));
+	put(o, "kind", json_object_new_string(rec->kind));
+	put(o, "base", json_object_new_string(rec->base));
+	put(o, "patch_count", json_object_new_int(rec->patch_count));
+	put(o, "with_baseline", json_object_new_int(rec->with_baseline));
+	put(o, "state", json_object_new_string(rec->state));
+	put(o, "stage", str_or_null(rec->stage));
+	put(o, "progress", str_or_null(rec->progress));
+	put(o, "runner", str_or_null(rec->runner));
+	put(o, "attempts", json_object_new_int(rec->attempts));
+	put(o, "cancel", json_object_new_int(rec->cancel));
+	put(o, "verdict", str_or_null(rec->verdict));
+	put(o, "change", str_or_null(rec->change));
+	put(o, "verdict_detail", str_or_null(rec->verdict_detail));
+	put(o, "accel", str_or_null(rec->accel));
+	put(o, "kernel_version", str_or_null(rec->kernel_version));
+	put(o, "created_at", json_object_new_int64(rec->created_at));
+	put(o, "started_at", int_or_null(rec->started_at));
+	put(o, "finished_at", int_or_null(rec->finished_at));
+	put(o, "candidate", candidate(rec));
+	put(o, "stages", stages(rec));
+	put(o, "test_results", tests(rec));
+	put(o, "signatures", signatures(rec));
+	put(o, "logs", logs(rec));
+	return o;
+}

@@ -1,0 +1,116 @@
+/*
+ * job_record: one job as everything downstream of the runner reads it.
+ *
+ * The runner writes a job through job.h; triage, bisection, the comment
+ * writer, KCIDB export, `bugbridge job show` and /api/jobs/<id> read it back
+ * through job_record_load() alone: the job row, its candidate, and, as the
+ * caller asks, the stages, test results, failure signatures, the log files
+ * and the patch text.  Triage's hot loop asks for test results and
+ * signatures only, so it never pulls a patch or the stages.
+ *
+ * Nullable columns stay NULL (a queued job has no verdict), so that the
+ * JSON document can say null; job_str() gives "" for readers that do not
+ * care.  Ids and times are 0 where the database has NULL.
+ *
+ * Ownership: the record owns every string and array in it;
+ * job_record_release() frees them and accepts a zeroed record.
+ */
+#ifndef BB_JOB_RECORD_H
+#define BB_JOB_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "db.h"
+
+/* What job_record_load() reads besides the job row and its candidate's facts. */
+enum {
+	JOB_LOAD_STAGES = 1 << 0,	/* job_stages, in the order they ran */
+	JOB_LOAD_TESTS = 1 << 1,	/* test_results */
+	JOB_LOAD_SIGS = 1 << 2,		/* signatures */
+	JOB_LOAD_LOGS = 1 << 3,		/* the servable log files in log_dir (job_logs.h) */
+	JOB_LOAD_CONTENT = 1 << 4,	/* the candidate's patch text */
+	/* everything job_record_json() shows */
+	JOB_LOAD_DOC = JOB_LOAD_STAGES | JOB_LOAD_TESTS | JOB_LOAD_SIGS | JOB_LOAD_LOGS,
+};
+
+struct job_record_stage {
+	int attempt;
+	char *variant, *stage, *status;	/* status: running, ok, failed, skipped */
+	char *detail;			/* NULL: none */
+	double started_at, finished_at;
+	bool open;			/* no finished_at yet (finished_at is 0) */
+};
+
+struct job_record_test {
+	sqlite3_int64 id;		/* the order the runner recorded them in */
+	char *variant, *name, *status;	/* status: pass, fail, skip, flaky */
+	int runs, failures;
+	char *diagnostics;
+	char *change;			/* "FAIL->PASS" ...; NULL without a baseline */
+};
+
+struct job_record_sig {
+	char *variant, *kind, *title, *frames, *hash;
+};
+
+/* The candidate's facts; all "" and 0 for a job without a patch. */
+struct job_record_candidate {
+	char *name, *kind, *sha256;	/* kind: patch, series, mbox */
+	int patch_count;
+	char *content;			/* JOB_LOAD_CONTENT: NUL-terminated, else NULL */
+	size_t content_len;
+};
+
+struct job_record {
+	sqlite3_int64 id, bug_id, candidate_id, parent_id;
+	char *kind, *base, *state;
+	int patch_count;		/* 0: all */
+	bool with_baseline, cancel, reported;
+	int attempts;
+	/* NULL where the column is NULL */
+	char *stage, *progress, *runner, *verdict, *change, *verdict_detail, *accel,
+	     *kernel_version, *log_dir;
+	long long created_at, started_at, finished_at;
+	struct job_record_candidate cand;
+
+	struct job_record_stage *stages;	/* in the order they ran */
+	int nstages;
+	struct job_record_test *tests;	/* patched before baseline, then by name */
+	int ntests;
+	struct job_record_sig *sigs;	/* patched before baseline, then as found */
+	int nsigs;
+	char **logs;			/* file names, sorted */
+	int nlogs;
+};
+
+#define JOB_RECORD_INIT { 0 }
+
+/*
+ * Load job id with the parts `flags` names into *rec, which must be
+ * zeroed (JOB_RECORD_INIT) or released.  Returns 1 when loaded, 0 when
+ * there is no such job, -1 on a database error (logged); *rec is left empty
+ * unless 1.
+ */
+int job_record_load(struct db *db, sqlite3_int64 id, unsigned flags, struct job_record *rec);
+void job_record_release(struct job_record *rec);
+
+/* s, or "" for a NULL column. */
+static inline const char *job_str(const char *s) { return s ? s : ""; }
+
+/* Does variant have test results or signatures?  (needs TESTS and SIGS) */
+bool job_record_ran(const struct job_record *rec, const char *variant);
+/* Did a test of variant fail, or did it show a signature?  (needs TESTS and SIGS) */
+bool job_record_failed(const struct job_record *rec, const char *variant);
+
+/* --- job_json.c -------------------------------------------------------- */
+
+struct json_object;
+
+/*
+ * The job as the one JSON document of `bugbridge job show --json` and
+ * GET /api/jobs/<id> (README, "Dashboard and JSON API", lists the fields).
+ * Load it with JOB_LOAD_DOC.  The caller owns the returned reference.
+ */
+struct json_object *job_record_json(const struct job_record *rec);
+
+#endif
