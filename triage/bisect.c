@@ -16,6 +16,7 @@
 #include "triage.h"
 #include "xalloc.h"
 #include "job_queue.h"
+#include "job_record.h"
 #include "log.h"
 #include "outbox.h"
 
@@ -29,56 +30,17 @@ int bisect_next(int good, int bad)
 	return good + (bad - good) / 2;
 }
 
-struct bs_job {
-	sqlite3_int64 id, bug_id, candidate_id, parent_id;
-	char *kind, *verdict, *change;
-	int patch_count, series_len;
-};
-
-DB_SQL(sql_bs_job,
-       "SELECT j.id, IFNULL(j.bug_id, 0), IFNULL(j.candidate_id, 0), IFNULL(j.parent_id, 0),"
-       " j.kind, IFNULL(j.verdict, ''), IFNULL(j.change, ''), j.patch_count,"
-       " IFNULL(c.patch_count, 1)"
-       " FROM jobs j LEFT JOIN candidates c ON c.id = j.candidate_id WHERE j.id = ?");
 DB_SQL(sql_bs_steps,
        "SELECT id, patch_count, state, IFNULL(verdict, '') FROM jobs"
        " WHERE parent_id = ? AND kind = 'bisect-step' ORDER BY patch_count");
-DB_SQL(sql_bs_baseline_bad,
-       "SELECT (SELECT COUNT(*) FROM test_results WHERE job_id = ?1 AND variant = 'baseline'"
-       "  AND status = 'fail') + (SELECT COUNT(*) FROM signatures WHERE job_id = ?1"
-       "  AND variant = 'baseline')");
-DB_SQL(sql_bs_series, "SELECT name, sha256, IFNULL(content, '') FROM candidates WHERE id = ?");
 
-static void bs_release(struct bs_job *j)
+/* What bisection reads of a job besides the row: whether its baseline failed. */
+#define BISECT_LOAD (JOB_LOAD_TESTS | JOB_LOAD_SIGS)
+
+/* The number of patches in the job's candidate (1 without one). */
+static int series_len(const struct job_record *j)
 {
-	free(j->kind);
-	free(j->verdict);
-	free(j->change);
-	memset(j, 0, sizeof(*j));
-}
-
-static int bs_load(struct db *db, sqlite3_int64 id, struct bs_job *j)
-{
-	sqlite3_stmt *st = db_stmt(db, sql_bs_job);
-	int rc;
-
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		j->id = sqlite3_column_int64(st, 0);
-		j->bug_id = sqlite3_column_int64(st, 1);
-		j->candidate_id = sqlite3_column_int64(st, 2);
-		j->parent_id = sqlite3_column_int64(st, 3);
-		j->kind = xstrdup(db_col_text(st, 4));
-		j->verdict = xstrdup(db_col_text(st, 5));
-		j->change = xstrdup(db_col_text(st, 6));
-		j->patch_count = sqlite3_column_int(st, 7);
-		j->series_len = sqlite3_column_int(st, 8);
-	}
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? 0 : error("bisect: no job %lld", (long long)id);
+	return j->candidate_id ? j->cand.patch_count : 1;
 }
 
 /* The suite ran (or the build ran) and the patched kernel did not pass. */
@@ -93,27 +55,20 @@ static bool is_bad(const char *verdict)
  * runs without a baseline, so a failure the base already has would make
  * every prefix look bad.
  */
-static bool baseline_clean(struct db *db, sqlite3_int64 job_id)
+static bool baseline_clean(const struct job_record *j)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_bs_baseline_bad);
-	bool clean = false;
-
-	if (!st)
-		return false;
-	sqlite3_bind_int64(st, 1, job_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		clean = sqlite3_column_int(st, 0) == 0;
-	sqlite3_reset(st);
-	return clean;
+	return !job_record_failed(j, "baseline");
 }
 
 /* Does this finished job start a bisection (both ends known, good and bad)? */
-static bool starts_bisection(struct db *db, const struct bs_job *j)
+static bool starts_bisection(const struct job_record *j)
 {
+	int n = series_len(j);
+
 	return (!strcmp(j->kind, "test") || !strcmp(j->kind, "bisect")) &&
-	       j->series_len > 1 && (j->patch_count == 0 || j->patch_count >= j->series_len) &&
-	       !strncmp(j->change, "PASS->", 6) && is_bad(j->verdict) &&
-	       baseline_clean(db, j->id);
+	       n > 1 && (j->patch_count == 0 || j->patch_count >= n) &&
+	       !strncmp(job_str(j->change), "PASS->", 6) && is_bad(job_str(j->verdict)) &&
+	       baseline_clean(j);
 }
 
 struct bs_state {
@@ -122,13 +77,13 @@ struct bs_state {
 	int stuck_at;
 };
 
-static int bs_scan(struct db *db, const struct bs_job *root, struct bs_state *s)
+static int bs_scan(struct db *db, const struct job_record *root, struct bs_state *s)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_bs_steps);
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	s->bad = root->series_len;
+	s->bad = series_len(root);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, root->id);
@@ -177,9 +132,9 @@ static void patch_subject(const char *mbox, int k, struct buf *out)
 	}
 }
 
-static int post_result(struct db *db, const struct bs_job *root, const struct bs_state *s)
+static int post_result(struct db *db, const struct job_record *root, const struct bs_state *s)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_bs_series);
+	struct job_record series = JOB_RECORD_INIT;
 	struct buf text = BUF_INIT, marker = BUF_INIT, subject = BUF_INIT;
 	int ret;
 
@@ -189,16 +144,14 @@ static int post_result(struct db *db, const struct bs_job *root, const struct bs
 			 " verdict (see the job pages)\n\n", s->stuck_at);
 	else
 		buf_addf(&text, "bugbridge bisect: patch %d/%d introduces the failure\n\n",
-			 s->bad, root->series_len);
-	if (st) {
-		sqlite3_bind_int64(st, 1, root->candidate_id);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			buf_addstr(&text, "Series:   ");
-			triage_add_clean(&text, db_col_text(st, 0), 200);
-			buf_addf(&text, "\nsha256:   %s\n", db_col_text(st, 1));
-			patch_subject(db_col_text(st, 2), s->bad, &subject);
-		}
-		sqlite3_reset(st);
+			 s->bad, series_len(root));
+	if (root->candidate_id) {
+		buf_addstr(&text, "Series:   ");
+		triage_add_clean(&text, root->cand.name, 200);
+		buf_addf(&text, "\nsha256:   %s\n", root->cand.sha256);
+		/* the patch text only now, for the bad patch's subject */
+		if (job_record_load(db, root->id, JOB_LOAD_CONTENT, &series) > 0)
+			patch_subject(series.cand.content, s->bad, &subject);
 	}
 	if (!s->stuck && subject.len)
 		buf_addf(&text, "Patch %d:  %s\n", s->bad, subject.ptr);
@@ -213,14 +166,15 @@ static int post_result(struct db *db, const struct bs_job *root, const struct bs
 			 s->stuck_at);
 	else if (!ret)
 		log_info("bisect: job %lld: patch %d/%d introduces the failure (%d runs)",
-			 (long long)root->id, s->bad, root->series_len, s->steps);
+			 (long long)root->id, s->bad, series_len(root), s->steps);
+	job_record_release(&series);
 	buf_release(&text);
 	buf_release(&marker);
 	buf_release(&subject);
 	return ret;
 }
 
-static int advance(struct db *db, const struct bs_job *root)
+static int advance(struct db *db, const struct job_record *root)
 {
 	struct bs_state s;
 	struct job_spec spec = { 0 };
@@ -244,23 +198,23 @@ static int advance(struct db *db, const struct bs_job *root)
 }
 
 /* A requested bisection ("bugbridge: bisect N") that has nothing to search. */
-static int nothing_to_bisect(struct db *db, const struct bs_job *j)
+static int nothing_to_bisect(struct db *db, const struct job_record *j)
 {
 	struct buf text = BUF_INIT, marker = BUF_INIT;
 	const char *why;
 	int ret;
 
-	if (j->series_len <= 1)
+	if (series_len(j) <= 1)
 		why = "it is a single patch";
-	else if (!strcmp(j->verdict, "pass"))
+	else if (!strcmp(job_str(j->verdict), "pass"))
 		why = "the whole series passes";
-	else if (!baseline_clean(db, j->id))
+	else if (!baseline_clean(j))
 		why = "the unpatched baseline fails already, so no prefix can be told good";
 	else
 		why = "the series did not get as far as running the suite";
 	buf_addf(&marker, "bugbridge-bisect: job %lld", (long long)j->id);
 	buf_addf(&text, "bugbridge: nothing to bisect: %s (verdict %s).\n\nJob:      ", why,
-		 j->verdict[0] ? j->verdict : "none");
+		 j->verdict && *j->verdict ? j->verdict : "none");
 	triage_job_url(j->id, &text);
 	buf_addf(&text, "\n\n%s\n", marker.ptr);
 	ret = outbox_add(db, "comment", j->bug_id, j->id, marker.ptr, text.ptr);
@@ -269,26 +223,25 @@ static int nothing_to_bisect(struct db *db, const struct bs_job *j)
 	return ret;
 }
 
-int bisect_job_done(struct db *db, sqlite3_int64 job_id)
+int bisect_job_done(struct db *db, const struct job_record *j)
 {
-	struct bs_job j = { 0 }, root = { 0 };
+	struct job_record root = JOB_RECORD_INIT;
 	int ret = -1;
 
-	if (bs_load(db, job_id, &j))
-		goto out;
-	if (starts_bisection(db, &j)) {
-		ret = advance(db, &j);
-	} else if (!strcmp(j.kind, "bisect-step") && j.parent_id) {
-		if (bs_load(db, j.parent_id, &root))
+	if (starts_bisection(j)) {
+		ret = advance(db, j);
+	} else if (!strcmp(j->kind, "bisect-step") && j->parent_id) {
+		if (job_record_load(db, j->parent_id, BISECT_LOAD, &root) <= 0) {
+			error("bisect: no job %lld", (long long)j->parent_id);
 			goto out;
-		ret = starts_bisection(db, &root) ? advance(db, &root) : 0;
-	} else if (!strcmp(j.kind, "bisect") && strcmp(j.verdict, "infra-error")) {
-		ret = nothing_to_bisect(db, &j);
+		}
+		ret = starts_bisection(&root) ? advance(db, &root) : 0;
+	} else if (!strcmp(j->kind, "bisect") && strcmp(job_str(j->verdict), "infra-error")) {
+		ret = nothing_to_bisect(db, j);
 	} else {
 		ret = 0;
 	}
 out:
-	bs_release(&j);
-	bs_release(&root);
+	job_record_release(&root);
 	return ret;
 }

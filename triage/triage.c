@@ -16,6 +16,7 @@
 #include "xalloc.h"
 #include "config.h"
 #include "job_queue.h"
+#include "job_record.h"
 #include "log.h"
 #include "outbox.h"
 
@@ -23,22 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct tr_job {
-	sqlite3_int64 id, bug_id, candidate_id;
-	char kind[16], verdict[16], change[16];
-	int patch_count;
-};
-
 DB_SQL(sql_tr_pending,
        "SELECT id FROM jobs WHERE state = 'done' AND reported = 0 ORDER BY id LIMIT 200");
-DB_SQL(sql_tr_job,
-       "SELECT IFNULL(bug_id, 0), IFNULL(candidate_id, 0), kind, IFNULL(verdict, ''),"
-       " IFNULL(change, ''), patch_count FROM jobs WHERE id = ? AND reported = 0");
-DB_SQL(sql_tr_baseline,
-       "SELECT EXISTS (SELECT 1 FROM test_results WHERE job_id = ?1 AND variant = 'baseline'),"
-       " EXISTS (SELECT 1 FROM test_results WHERE job_id = ?1 AND variant = 'baseline'"
-       "  AND status = 'fail'),"
-       " EXISTS (SELECT 1 FROM signatures WHERE job_id = ?1 AND variant = 'baseline')");
 DB_SQL(sql_tr_bug, "SELECT triage_state, ignored FROM bugs WHERE id = ?");
 DB_SQL(sql_tr_reported, "UPDATE jobs SET reported = 1 WHERE id = ?");
 /* A re-run of this job, or one of the same patch still to come, is enough. */
@@ -46,35 +33,8 @@ DB_SQL(sql_tr_has_retest,
        "SELECT 1 FROM jobs WHERE kind = 'retest' AND (parent_id = ?1"
        " OR (candidate_id = ?2 AND state IN ('queued', 'running')))");
 
-static void copy_col(char *dst, size_t n, sqlite3_stmt *st, int col)
-{
-	snprintf(dst, n, "%s", db_col_text(st, col));
-}
-
-static int load_job(struct db *db, sqlite3_int64 id, struct tr_job *j)
-{
-	sqlite3_stmt *st = db_stmt(db, sql_tr_job);
-	int rc;
-
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		j->id = id;
-		j->bug_id = sqlite3_column_int64(st, 0);
-		j->candidate_id = sqlite3_column_int64(st, 1);
-		copy_col(j->kind, sizeof(j->kind), st, 2);
-		copy_col(j->verdict, sizeof(j->verdict), st, 3);
-		copy_col(j->change, sizeof(j->change), st, 4);
-		j->patch_count = sqlite3_column_int(st, 5);
-	}
-	sqlite3_reset(st);
-	if (rc == SQLITE_ROW)
-		return 1;
-	return rc == SQLITE_DONE ? 0 : error("triage: cannot read job %lld: %s",
-					      (long long)id, db_errmsg(db));
-}
+/* What triage reads of a job: the row, its test results and signatures. */
+#define TRIAGE_LOAD (JOB_LOAD_TESTS | JOB_LOAD_SIGS)
 
 static bool ran_suite(const char *verdict)
 {
@@ -83,47 +43,36 @@ static bool ran_suite(const char *verdict)
 }
 
 /* What the job says about its bug (see triage_next). */
-static int job_fact(struct db *db, const struct tr_job *j, struct triage_fact *f)
+static void job_fact(const struct job_record *j, struct triage_fact *f)
 {
-	sqlite3_stmt *st;
+	const char *verdict = job_str(j->verdict), *change = job_str(j->change);
 
 	memset(f, 0, sizeof(*f));
 	f->has_patch = j->candidate_id != 0;
 	f->is_retest = !strcmp(j->kind, "retest");
-	if (!strcmp(j->verdict, "infra-error") || (!f->has_patch && !ran_suite(j->verdict))) {
+	if (!strcmp(verdict, "infra-error") || (!f->has_patch && !ran_suite(verdict))) {
 		f->infra = true;
-		return 0;
+		return;
 	}
 	if (!f->has_patch) {
 		/* a baseline-only run: its own verdict is the baseline's */
 		f->baseline_ran = true;
-		f->baseline_failed = strcmp(j->verdict, "pass") != 0;
-		return 0;
+		f->baseline_failed = strcmp(verdict, "pass") != 0;
+		return;
 	}
-	f->patched_ran = ran_suite(j->verdict);
-	f->patched_passed = !strcmp(j->verdict, "pass");
+	f->patched_ran = ran_suite(verdict);
+	f->patched_passed = !strcmp(verdict, "pass");
 	/*
 	 * The baseline's own rows say whether it failed; the job's change
 	 * cannot, since a regression elsewhere outranks a fix there
 	 * ("PASS->FAIL" although the baseline failed the bug's test).
 	 */
-	st = db_stmt(db, sql_tr_baseline);
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, j->id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		bool sig = sqlite3_column_int(st, 2);
-
-		f->baseline_ran = sqlite3_column_int(st, 0) || sig;
-		f->baseline_failed = sqlite3_column_int(st, 1) || sig;
-	}
-	sqlite3_reset(st);
-	if (!f->baseline_ran && (!strncmp(j->change, "FAIL->", 6) ||
-				 !strncmp(j->change, "PASS->", 6))) {
+	f->baseline_ran = job_record_ran(j, "baseline");
+	f->baseline_failed = job_record_failed(j, "baseline");
+	if (!f->baseline_ran && (!strncmp(change, "FAIL->", 6) || !strncmp(change, "PASS->", 6))) {
 		f->baseline_ran = true;
-		f->baseline_failed = j->change[0] == 'F';
+		f->baseline_failed = change[0] == 'F';
 	}
-	return 0;
 }
 
 /* -1 error, 0 no such bug, 1 found. */
@@ -147,7 +96,7 @@ static int bug_state(struct db *db, sqlite3_int64 bug_id, enum triage_state *s, 
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int queue_retest(struct db *db, const struct tr_job *j)
+static int queue_retest(struct db *db, const struct job_record *j)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_tr_has_retest);
 	struct job_spec spec = { 0 };
@@ -169,17 +118,17 @@ static int queue_retest(struct db *db, const struct tr_job *j)
 	return job_enqueue(db, &spec, NULL);
 }
 
-static int post_result(struct db *db, const struct tr_job *j)
+static int post_result(struct db *db, const struct job_record *j)
 {
 	struct buf text = BUF_INIT, marker = BUF_INIT;
 	int ret, rc;
 
-	rc = triage_comment(db, j->id, &text);
+	rc = triage_comment(j, &text);
 	if (rc < 0) {
 		ret = -1;
 	} else if (rc > 0) {
 		log_info("triage: job %lld (%s) gets no result comment", (long long)j->id,
-			 j->verdict);
+			 job_str(j->verdict));
 		ret = 0;
 	} else {
 		buf_addf(&marker, "bugbridge-result: job %lld", (long long)j->id);
@@ -191,7 +140,7 @@ static int post_result(struct db *db, const struct tr_job *j)
 }
 
 /* Everything one finished job causes; the caller holds the transaction. */
-static int triage_job(struct db *db, const struct tr_job *j)
+static int triage_job(struct db *db, const struct job_record *j)
 {
 	struct triage_fact fact;
 	enum triage_state cur = TRIAGE_NEW, next;
@@ -211,10 +160,10 @@ static int triage_job(struct db *db, const struct tr_job *j)
 		return post_result(db, j);
 	/* a step is one probe of a bisection: bisect.c reports the outcome */
 	if (!strcmp(j->kind, "bisect-step"))
-		return bisect_job_done(db, j->id);
-	if (post_result(db, j) || duplicates_check(db, j->id, &dups) ||
-	    job_fact(db, j, &fact))
+		return bisect_job_done(db, j);
+	if (post_result(db, j) || duplicates_check(db, j->id, &dups))
 		return -1;
+	job_fact(j, &fact);
 	if (dups && bug_state(db, j->bug_id, &cur, &ignored) < 0)
 		return -1;
 	next = triage_next(cur, &fact);
@@ -222,7 +171,7 @@ static int triage_job(struct db *db, const struct tr_job *j)
 		return -1;
 	if (next == TRIAGE_FIX_CANDIDATE && !fact.is_retest && queue_retest(db, j))
 		return -1;
-	if (j->candidate_id && bisect_job_done(db, j->id))
+	if (j->candidate_id && bisect_job_done(db, j))
 		return -1;
 	return 0;
 }
@@ -239,14 +188,15 @@ static int mark_reported(struct db *db, sqlite3_int64 id)
 
 static int triage_one(struct db *db, sqlite3_int64 id)
 {
-	struct tr_job j = { 0 };
+	struct job_record j = JOB_RECORD_INIT;
 	int rc;
 
 	if (db_begin(db))
 		return -1;
-	rc = load_job(db, id, &j);
-	if (rc > 0)
+	rc = job_record_load(db, id, TRIAGE_LOAD, &j);
+	if (rc > 0 && !j.reported)
 		rc = triage_job(db, &j) || mark_reported(db, id) ? -1 : 0;
+	job_record_release(&j);
 	if (rc < 0) {
 		db_rollback(db);
 		return error("triage: job %lld not reported; will retry", (long long)id);

@@ -33,6 +33,8 @@
 #include "buf.h"
 #include "db.h"
 
+struct job_record;
+
 /*
  * finished jobs -> triage state, outbox rows (one transaction per job);
  * also commands in comments, acknowledgements, stale flags and owners.
@@ -95,12 +97,13 @@ int triage_set_state(struct db *db, sqlite3_int64 bug_id, enum triage_state s,
 #define TRIAGE_COMMENT_MAX 65535
 
 /*
- * The result comment of a finished job, ending in its marker line
- * "bugbridge-result: job <id>".  Returns 1 (and leaves out empty) for a job
- * that gets no comment (infra errors are not the patch's fault; bisection
- * steps are reported by bisect.c), 0 with the text, -1 on error.
+ * The result comment of a finished job, loaded with its test results and
+ * signatures (job_record.h), ending in its marker line "bugbridge-result:
+ * job <id>".  Returns 1 (and leaves out empty) for a job that gets no
+ * comment (infra errors are not the patch's fault; bisection steps are
+ * reported by bisect.c), 0 with the text.
  */
-int triage_comment(struct db *db, sqlite3_int64 job_id, struct buf *out);
+int triage_comment(const struct job_record *job, struct buf *out);
 /* Link to a job's page: [web] base_url (or http://listen) + /job/<id>. */
 void triage_job_url(sqlite3_int64 job_id, struct buf *out);
 /* Append s with control characters turned into blanks, at most max bytes. */
@@ -144,12 +147,12 @@ int stale_check(struct db *db, time_t now, int *flagged);
 int bisect_next(int good, int bad);
 
 /*
- * A finished job of a series (kind test/bisect/bisect-step): start or
- * continue the bisection it belongs to, enqueueing the next bisect-step,
- * or queue the comment naming the first bad patch.  Inside the caller's
- * transaction.
+ * A finished job of a series (kind test/bisect/bisect-step), loaded with
+ * its test results and signatures: start or continue the bisection it
+ * belongs to, enqueueing the next bisect-step, or queue the comment naming
+ * the first bad patch.  Inside the caller's transaction.
  */
-int bisect_job_done(struct db *db, sqlite3_int64 job_id);
+int bisect_job_done(struct db *db, const struct job_record *job);
 
 /* --- commands_in_comments.c ----------------------------------------- */
 

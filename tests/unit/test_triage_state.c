@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "db.h"
+#include "job_record.h"
 #include "triage.h"
 
 static volatile sig_atomic_t no_stop;
@@ -425,9 +426,13 @@ static void test_similar_summaries(void **state)
 
 static char *comment_of(struct db *db, sqlite3_int64 job)
 {
+	struct job_record rec = JOB_RECORD_INIT;
 	struct buf b = BUF_INIT;
-	int rc = triage_comment(db, job, &b);
+	int rc;
 
+	assert_int_equal(job_record_load(db, job, JOB_LOAD_TESTS | JOB_LOAD_SIGS, &rec), 1);
+	rc = triage_comment(&rec, &b);
+	job_record_release(&rec);
 	assert_true(rc >= 0);
 	return rc ? NULL : buf_detach(&b, NULL);
 }
