@@ -9,9 +9,10 @@
  * `add` goes through job_enqueue() like every other producer of jobs; a
  * --patch or --series first becomes a candidates row with source 'manual'
  * (the same content on the same bug is the same candidate).  `show` reads
- * what the runner recorded: stages with their durations (a running stage
- * shows its time so far), verdict, what changed against the baseline, each
- * test case and each failure signature, and where the logs are.
+ * what the runner recorded through job_record_load(): stages with their
+ * durations (a running stage shows its time so far), verdict, what changed
+ * against the baseline, each test case and each failure signature, and
+ * where the logs are; --json is job_record_json(), /api/jobs/<id>'s document.
  */
 #include "app.h"
 #include "xalloc.h"
@@ -20,6 +21,7 @@
 #include "db.h"
 #include "job.h"
 #include "job_queue.h"
+#include "job_record.h"
 #include "kcidb.h"
 #include "log.h"
 #include "sha256.h"
@@ -40,21 +42,6 @@ DB_SQL(sql_cmdjob_cand_add,
        " patch_count) VALUES (?, 'manual', ?, ?, ?, ?, ?, ?)");
 DB_SQL(sql_cmdjob_cand_find,
        "SELECT id FROM candidates WHERE bug_id = ? AND sha256 = ?");
-DB_SQL(sql_cmdjob_get,
-       "SELECT j.id, j.bug_id, j.candidate_id, j.kind, j.base, j.patch_count, j.with_baseline,"
-       " j.state, j.stage, j.progress, j.runner, j.attempts, j.verdict, j.change,"
-       " j.verdict_detail, j.accel, j.kernel_version, j.log_dir, j.created_at,"
-       " j.started_at, j.finished_at, j.cancel, coalesce(c.name, ''), coalesce(c.kind, '')"
-       " FROM jobs j LEFT JOIN candidates c ON c.id = j.candidate_id WHERE j.id = ?");
-DB_SQL(sql_cmdjob_stages,
-       "SELECT attempt, variant, stage, started_at, finished_at, status, coalesce(detail, '')"
-       " FROM job_stages WHERE job_id = ? ORDER BY id");
-DB_SQL(sql_cmdjob_tests,
-       "SELECT variant, name, status, runs, failures, diagnostics, coalesce(change, '')"
-       " FROM test_results WHERE job_id = ? ORDER BY variant DESC, id");
-DB_SQL(sql_cmdjob_sigs,
-       "SELECT variant, kind, title, frames, hash FROM signatures WHERE job_id = ?"
-       " ORDER BY variant DESC, id");
 DB_SQL(sql_cmdjob_list,
        "SELECT id, bug_id, state, coalesce(verdict, ''), coalesce(change, ''),"
        " coalesce(progress, ''), created_at FROM jobs ORDER BY id DESC LIMIT ?");
@@ -71,8 +58,9 @@ static const char usage[] =
 	"--baseline also runs the unpatched base, so the verdict says what the\n"
 	"patch changed (FAIL->PASS, PASS->FAIL, FAIL->FAIL, PASS->PASS).\n"
 	"`show` prints the state, stages with durations, verdict, test cases,\n"
-	"failure signatures and log paths; --kcidb prints it as a KCIDB v5.3\n"
-	"document.  `cancel` stops a queued or running job.\n";
+	"failure signatures and log paths; --json prints the job's JSON document\n"
+	"(the same as GET /api/jobs/ID), --kcidb a KCIDB v5.3 document.\n"
+	"`cancel` stops a queued or running job.\n";
 
 static int parse_id(const char *s, sqlite3_int64 *id)
 {
@@ -261,6 +249,152 @@ out:
 
 /* ---- show ---- */
 
+static void print_indented(const char *text)
+{
+	for (const char *p = text; p && *p; ) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+		printf("  %.*s\n", len, p);
+		p = nl ? nl + 1 : p + len;
+	}
+}
+
+static void print_head(const struct job_record *j)
+{
+	const char *kv = j->kernel_version;
+
+	printf("job %lld: %s", (long long)j->id, j->state);
+	if (j->verdict)
+		printf(", verdict %s", j->verdict);
+	if (j->change)
+		printf(" (%s)", j->change);
+	putchar('\n');
+	printf("bug %lld  base %s%s%s%s  kind %s  attempts %d\n", (long long)j->bug_id, j->base,
+	       kv ? " (" : "", kv ? kv : "", kv ? ")" : "", j->kind, j->attempts);
+	if (j->candidate_id) {
+		printf("patch: candidate %lld, %s '%s'", (long long)j->candidate_id, j->cand.kind,
+		       j->cand.name);
+		if (j->patch_count)
+			printf(", first patches: %d", j->patch_count);
+		putchar('\n');
+	} else {
+		printf("patch: none (the unpatched base)\n");
+	}
+	printf("baseline: %s\n", j->with_baseline ? "yes" : "no");
+	if (j->accel)
+		printf("accel: %s\n", j->accel);
+	if (!strcmp(j->state, "running") || !strcmp(j->state, "queued"))
+		printf("progress: %s\n", job_str(j->progress));
+	if (j->verdict_detail) {
+		printf("detail:\n");
+		print_indented(j->verdict_detail);
+	}
+}
+
+static void print_stages(const struct job_record *j)
+{
+	double now = now_real();
+
+	if (j->nstages)
+		printf("stages:\n");
+	for (int i = 0; i < j->nstages; i++) {
+		const struct job_record_stage *s = &j->stages[i];
+		double end = s->open ? now : s->finished_at;
+		const char *detail = job_str(s->detail);
+
+		printf("  #%d %-8s %-9s %-7s %7.1f s%s%s\n", s->attempt, s->variant, s->stage,
+		       s->status, (long)((end - s->started_at) * 10 + 0.5) / 10.0,
+		       *detail ? "  " : "", detail);
+	}
+}
+
+/* Test results in the order the runner recorded them, patched first. */
+static int cmp_recorded(const void *a, const void *b)
+{
+	const struct job_record_test *x = *(const struct job_record_test *const *)a;
+	const struct job_record_test *y = *(const struct job_record_test *const *)b;
+	int c = strcmp(y->variant, x->variant);
+
+	return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+static void print_test(const struct job_record_test *t)
+{
+	char counts[64];
+
+	if (t->failures)
+		snprintf(counts, sizeof(counts), "failed %d/%d%s", t->failures, t->runs,
+			 t->failures < t->runs ? ": flaky" : "");
+	else
+		snprintf(counts, sizeof(counts), "%s",
+			 !strcmp(t->status, "skip") ? "skipped" : "passed");
+	printf("  %-8s %-32s %-5s %-20s %s\n", t->variant, t->name, t->status, counts,
+	       job_str(t->change));
+	if (t->failures && *t->diagnostics) {
+		const char *d = t->diagnostics, *nl = strchr(d, '\n');
+		printf("      %.*s\n", nl ? (int)(nl - d) : (int)strlen(d), d);
+	}
+}
+
+static void print_job(const struct job_record *j)
+{
+	const struct job_record_test **tests = xcalloc(j->ntests + 1, sizeof(*tests));
+
+	print_head(j);
+	print_stages(j);
+	for (int i = 0; i < j->ntests; i++)
+		tests[i] = &j->tests[i];
+	qsort(tests, j->ntests, sizeof(*tests), cmp_recorded);
+	if (j->ntests)
+		printf("tests:\n");
+	for (int i = 0; i < j->ntests; i++)
+		print_test(tests[i]);
+	free(tests);
+	if (j->nsigs)
+		printf("signatures:\n");
+	for (int i = 0; i < j->nsigs; i++) {
+		const struct job_record_sig *s = &j->sigs[i];
+		printf("  %-8s %-7s %.12s  %s\n", s->variant, s->kind, s->hash, s->title);
+	}
+	if (j->log_dir)
+		printf("logs: %s\n", j->log_dir);
+}
+
+static int job_show(struct db *db, sqlite3_int64 id, bool json, bool kcidb)
+{
+	struct job_record job = JOB_RECORD_INIT;
+	int rc;
+
+	if (kcidb) {
+		struct buf out = BUF_INIT;
+		int ret = kcidb_export(db, id, &out);
+		if (ret)
+			fprintf(stderr, "bugbridge job: %s\n", out.ptr);
+		else
+			printf("%s\n", out.ptr);
+		buf_release(&out);
+		return ret ? 1 : 0;
+	}
+	/* the text shows the log directory itself, the JSON the logs' URLs */
+	rc = job_record_load(db, id, json ? JOB_LOAD_DOC : JOB_LOAD_DOC & ~JOB_LOAD_LOGS, &job);
+	if (!rc)
+		fprintf(stderr, "bugbridge job: no job %lld\n", (long long)id);
+	if (rc <= 0)
+		return 1;
+	if (json) {
+		json_object *o = job_record_json(&job);
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	} else {
+		print_job(&job);
+	}
+	job_record_release(&job);
+	return 0;
+}
+
+/* ---- list ---- */
+
 static json_object *str_or_null(sqlite3_stmt *st, int col)
 {
 	if (sqlite3_column_type(st, col) == SQLITE_NULL)
@@ -273,225 +407,6 @@ static json_object *int_or_null(sqlite3_stmt *st, int col)
 	if (sqlite3_column_type(st, col) == SQLITE_NULL)
 		return NULL;
 	return json_object_new_int64(sqlite3_column_int64(st, col));
-}
-
-static json_object *collect_job(struct db *db, sqlite3_int64 id)
-{
-	static const char *const fields[] = {
-		"id", "bug", "candidate", "kind", "base", "patch_count", "with_baseline",
-		"state", "stage", "progress", "runner", "attempts", "verdict", "change",
-		"detail", "accel", "kernel_version", "log_dir", "created_at", "started_at",
-		"finished_at", "cancel", "candidate_name", "candidate_kind"
-	};
-	sqlite3_stmt *st = db_stmt(db, sql_cmdjob_get);
-	json_object *job, *arr;
-	double now = now_real();
-
-	if (!st)
-		return NULL;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_reset(st);
-		return NULL;
-	}
-	job = json_object_new_object();
-	for (int i = 0; i < (int)(sizeof(fields) / sizeof(*fields)); i++) {
-		int type = sqlite3_column_type(st, i);
-		json_object_object_add(job, fields[i], type == SQLITE_INTEGER ? int_or_null(st, i)
-						       : str_or_null(st, i));
-	}
-	sqlite3_reset(st);
-
-	arr = json_object_new_array();
-	st = db_stmt(db, sql_cmdjob_stages);
-	sqlite3_bind_int64(st, 1, id);
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		json_object *s = json_object_new_object();
-		double start = sqlite3_column_double(st, 3);
-		bool running = sqlite3_column_type(st, 4) == SQLITE_NULL;
-		double end = running ? now : sqlite3_column_double(st, 4);
-		json_object_object_add(s, "attempt", json_object_new_int(sqlite3_column_int(st, 0)));
-		json_object_object_add(s, "variant", str_or_null(st, 1));
-		json_object_object_add(s, "stage", str_or_null(st, 2));
-		json_object_object_add(s, "started_at", json_object_new_double(start));
-		json_object_object_add(s, "finished_at", running ? NULL :
-				       json_object_new_double(end));
-		json_object_object_add(s, "seconds", json_object_new_double(
-					       (long)((end - start) * 10 + 0.5) / 10.0));
-		json_object_object_add(s, "status", str_or_null(st, 5));
-		json_object_object_add(s, "detail", str_or_null(st, 6));
-		json_object_array_add(arr, s);
-	}
-	if (st)
-		sqlite3_reset(st);
-	json_object_object_add(job, "stages", arr);
-
-	arr = json_object_new_array();
-	st = db_stmt(db, sql_cmdjob_tests);
-	sqlite3_bind_int64(st, 1, id);
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		json_object *t = json_object_new_object();
-		json_object_object_add(t, "variant", str_or_null(st, 0));
-		json_object_object_add(t, "name", str_or_null(st, 1));
-		json_object_object_add(t, "status", str_or_null(st, 2));
-		json_object_object_add(t, "runs", json_object_new_int(sqlite3_column_int(st, 3)));
-		json_object_object_add(t, "failures",
-				       json_object_new_int(sqlite3_column_int(st, 4)));
-		json_object_object_add(t, "diagnostics", str_or_null(st, 5));
-		json_object_object_add(t, "change", *db_col_text(st, 6) ? str_or_null(st, 6) : NULL);
-		json_object_array_add(arr, t);
-	}
-	if (st)
-		sqlite3_reset(st);
-	json_object_object_add(job, "tests", arr);
-
-	arr = json_object_new_array();
-	st = db_stmt(db, sql_cmdjob_sigs);
-	sqlite3_bind_int64(st, 1, id);
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		json_object *s = json_object_new_object();
-		json_object_object_add(s, "variant", str_or_null(st, 0));
-		json_object_object_add(s, "kind", str_or_null(st, 1));
-		json_object_object_add(s, "title", str_or_null(st, 2));
-		json_object_object_add(s, "frames", str_or_null(st, 3));
-		json_object_object_add(s, "hash", str_or_null(st, 4));
-		json_object_array_add(arr, s);
-	}
-	if (st)
-		sqlite3_reset(st);
-	json_object_object_add(job, "signatures", arr);
-	return job;
-}
-
-static const char *jstr(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return NULL;
-	return json_object_get_string(v);
-}
-
-static long long jint(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return 0;
-	return json_object_get_int64(v);
-}
-
-static void print_indented(const char *text)
-{
-	for (const char *p = text; p && *p; ) {
-		const char *nl = strchr(p, '\n');
-		int len = nl ? (int)(nl - p) : (int)strlen(p);
-		printf("  %.*s\n", len, p);
-		p = nl ? nl + 1 : p + len;
-	}
-}
-
-static void print_job(json_object *job)
-{
-	json_object *arr;
-	const char *verdict = jstr(job, "verdict"), *change = jstr(job, "change");
-
-	printf("job %lld: %s", jint(job, "id"), jstr(job, "state"));
-	if (verdict)
-		printf(", verdict %s", verdict);
-	if (change)
-		printf(" (%s)", change);
-	putchar('\n');
-	printf("bug %lld  base %s%s%s%s  kind %s  attempts %lld\n", jint(job, "bug"),
-	       jstr(job, "base"), jstr(job, "kernel_version") ? " (" : "",
-	       jstr(job, "kernel_version") ? jstr(job, "kernel_version") : "",
-	       jstr(job, "kernel_version") ? ")" : "", jstr(job, "kind"), jint(job, "attempts"));
-	if (jint(job, "candidate"))
-		printf("patch: candidate %lld, %s '%s'%s%s\n", jint(job, "candidate"),
-		       jstr(job, "candidate_kind"), jstr(job, "candidate_name"),
-		       jint(job, "patch_count") ? ", first patches: " : "",
-		       jint(job, "patch_count") ? jstr(job, "patch_count") : "");
-	else
-		printf("patch: none (the unpatched base)\n");
-	printf("baseline: %s\n", jint(job, "with_baseline") ? "yes" : "no");
-	if (jstr(job, "accel"))
-		printf("accel: %s\n", jstr(job, "accel"));
-	if (!strcmp(jstr(job, "state"), "running") || !strcmp(jstr(job, "state"), "queued"))
-		printf("progress: %s\n", jstr(job, "progress") ? jstr(job, "progress") : "");
-	if (jstr(job, "detail")) {
-		printf("detail:\n");
-		print_indented(jstr(job, "detail"));
-	}
-	json_object_object_get_ex(job, "stages", &arr);
-	if (json_object_array_length(arr))
-		printf("stages:\n");
-	for (size_t i = 0; i < json_object_array_length(arr); i++) {
-		json_object *s = json_object_array_get_idx(arr, i);
-		json_object *sec;
-		json_object_object_get_ex(s, "seconds", &sec);
-		printf("  #%lld %-8s %-9s %-7s %7.1f s%s%s\n", jint(s, "attempt"),
-		       jstr(s, "variant"), jstr(s, "stage"), jstr(s, "status"),
-		       json_object_get_double(sec), *jstr(s, "detail") ? "  " : "",
-		       jstr(s, "detail"));
-	}
-	json_object_object_get_ex(job, "tests", &arr);
-	if (json_object_array_length(arr))
-		printf("tests:\n");
-	for (size_t i = 0; i < json_object_array_length(arr); i++) {
-		json_object *t = json_object_array_get_idx(arr, i);
-		long long runs = jint(t, "runs"), fails = jint(t, "failures");
-		char counts[64];
-		if (fails)
-			snprintf(counts, sizeof(counts), "failed %lld/%lld%s", fails, runs,
-				 fails < runs ? ": flaky" : "");
-		else
-			snprintf(counts, sizeof(counts), "%s", !strcmp(jstr(t, "status"), "skip")
-				 ? "skipped" : "passed");
-		printf("  %-8s %-32s %-5s %-20s %s\n", jstr(t, "variant"), jstr(t, "name"),
-		       jstr(t, "status"), counts, jstr(t, "change") ? jstr(t, "change") : "");
-		if (fails && jstr(t, "diagnostics") && *jstr(t, "diagnostics")) {
-			const char *d = jstr(t, "diagnostics"), *nl = strchr(d, '\n');
-			printf("      %.*s\n", nl ? (int)(nl - d) : (int)strlen(d), d);
-		}
-	}
-	json_object_object_get_ex(job, "signatures", &arr);
-	if (json_object_array_length(arr))
-		printf("signatures:\n");
-	for (size_t i = 0; i < json_object_array_length(arr); i++) {
-		json_object *s = json_object_array_get_idx(arr, i);
-		printf("  %-8s %-7s %.12s  %s\n", jstr(s, "variant"), jstr(s, "kind"),
-		       jstr(s, "hash"), jstr(s, "title"));
-	}
-	if (jstr(job, "log_dir"))
-		printf("logs: %s\n", jstr(job, "log_dir"));
-}
-
-static int job_show(struct db *db, sqlite3_int64 id, bool json, bool kcidb)
-{
-	json_object *job;
-
-	if (kcidb) {
-		struct buf out = BUF_INIT;
-		int ret = kcidb_export(db, id, &out);
-		if (ret)
-			fprintf(stderr, "bugbridge job: %s\n", out.ptr);
-		else
-			printf("%s\n", out.ptr);
-		buf_release(&out);
-		return ret ? 1 : 0;
-	}
-	job = collect_job(db, id);
-	if (!job) {
-		fprintf(stderr, "bugbridge job: no job %lld\n", (long long)id);
-		return 1;
-	}
-	if (json)
-		printf("%s\n", json_object_to_json_string_ext(job, JSON_C_TO_STRING_PRETTY |
-							      JSON_C_TO_STRING_NOSLASHESCAPE));
-	else
-		print_job(job);
-	json_object_put(job);
-	return 0;
 }
 
 static int job_list(struct db *db, bool json, int limit)

@@ -42,7 +42,7 @@ like "job show prints state and baseline" "$out" "^job 2: queued"
 like "job show names the candidate" "$out" "candidate 1, patch 'one.patch'"
 json=$(bb job show 2 --json)
 is "job show --json is JSON with the job's state" \
-	"$(printf '%s' "$json" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["state"], j["with_baseline"], len(j["tests"]))')" \
+	"$(printf '%s' "$json" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["state"], j["with_baseline"], len(j["test_results"]))')" \
 	"queued 1 0"
 like "job list shows every job" "$(bb job list)" "^3 +9370 +queued"
 

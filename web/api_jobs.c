@@ -15,8 +15,8 @@
  */
 #include "api.h"
 #include "xalloc.h"
-#include "job_logs.h"
 #include "job_queue.h"
+#include "job_record.h"
 #include "kcidb.h"
 #include "log.h"
 #include "page.h"
@@ -25,24 +25,12 @@
 #include <string.h>
 #include <time.h>
 
-#define JOB_FIELDS \
-	"id, bug_id, candidate_id, parent_id, kind, base, patch_count, with_baseline, state," \
-	" stage, progress, runner, attempts, verdict, change, verdict_detail, accel," \
-	" kernel_version, created_at, started_at, finished_at"
-
 DB_SQL(sql_api_jobs,
-       "SELECT " JOB_FIELDS " FROM jobs WHERE (?1 IS NULL OR state = ?1)"
+       "SELECT id, bug_id, candidate_id, parent_id, kind, base, patch_count, with_baseline,"
+       " state, stage, progress, runner, attempts, verdict, change, verdict_detail, accel,"
+       " kernel_version, created_at, started_at, finished_at"
+       " FROM jobs WHERE (?1 IS NULL OR state = ?1)"
        " AND (?2 IS NULL OR bug_id = ?2) ORDER BY id DESC LIMIT ?3");
-DB_SQL(sql_api_job_one, "SELECT " JOB_FIELDS ", log_dir FROM jobs WHERE id = ?");
-DB_SQL(sql_api_job_stages,
-       "SELECT attempt, variant, stage, started_at, finished_at, status, detail"
-       " FROM job_stages WHERE job_id = ? ORDER BY id");
-DB_SQL(sql_api_job_tests,
-       "SELECT variant, name, status, runs, failures, change, diagnostics FROM test_results"
-       " WHERE job_id = ? ORDER BY variant DESC, name");
-DB_SQL(sql_api_job_signatures,
-       "SELECT variant, kind, title, frames, hash FROM signatures WHERE job_id = ? ORDER BY id");
-DB_SQL(sql_api_job_state, "SELECT state FROM jobs WHERE id = ?");
 DB_SQL(sql_api_candidate_bug, "SELECT bug_id FROM candidates WHERE id = ?");
 
 static const char *const job_states[] = { "queued", "running", "done", "cancelled" };
@@ -80,47 +68,19 @@ int api_jobs(struct http_request *req, struct http_response *resp)
 	return api_send(resp, 200, o);
 }
 
-/* Replace log_dir (a server path) with the log URLs found in it. */
-static void add_logs(struct json_object *o, sqlite3_int64 id)
-{
-	struct json_object *dir_obj = NULL, *logs = json_object_new_array();
-	const char *dir = "";
-	char **names;
-	int n;
-
-	if (json_object_object_get_ex(o, "log_dir", &dir_obj) && dir_obj)
-		dir = json_object_get_string(dir_obj);
-	job_logs_list(dir, &names, &n);
-	for (int i = 0; i < n; i++) {
-		struct buf url = BUF_INIT;
-
-		buf_addf(&url, "/job/%lld/%s", (long long)id, names[i]);
-		json_object_array_add(logs, json_object_new_string(url.ptr));
-		buf_release(&url);
-	}
-	job_logs_free(names, n);
-	json_object_object_del(o, "log_dir");
-	json_object_object_add(o, "logs", logs);
-}
-
 static int job_kcidb(struct http_request *req, struct http_response *resp, sqlite3_int64 id)
 {
-	sqlite3_stmt *st = db_stmt(req->db, sql_api_job_state);
-	int rc;
+	struct job_record job = JOB_RECORD_INIT;
+	int rc = job_record_load(req->db, id, 0, &job);
+	bool done = rc > 0 && !strcmp(job.state, "done");
 
-	if (!st)
+	job_record_release(&job);
+	if (rc < 0)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(st);
+	if (!rc)
 		return http_error(resp, 404, "no job %lld", (long long)id);
-	}
-	if (strcmp(db_col_text(st, 0), "done")) {
-		sqlite3_reset(st);
+	if (!done)
 		return http_error(resp, 409, "job %lld has not finished", (long long)id);
-	}
-	sqlite3_reset(st);
 	if (kcidb_export(req->db, id, &resp->body)) {
 		log_error("http: job %lld: kcidb: %s", (long long)id, resp->body.ptr);
 		return http_error(resp, 500, "job %lld cannot be exported as KCIDB", (long long)id);
@@ -132,9 +92,9 @@ static int job_kcidb(struct http_request *req, struct http_response *resp, sqlit
 int api_job(struct http_request *req, struct http_response *resp)
 {
 	const char *kcidb = strstr(req->rest, "/kcidb");
-	sqlite3_stmt *st;
-	struct json_object *o;
+	struct job_record job = JOB_RECORD_INIT;
 	sqlite3_int64 id;
+	int rc;
 
 	if (kcidb && !strcmp(kcidb, "/kcidb")) {
 		char *num = xstrndup(req->rest, (size_t)(kcidb - req->rest));
@@ -147,24 +107,14 @@ int api_job(struct http_request *req, struct http_response *resp)
 	}
 	if (http_parse_id(req->rest, &id))
 		return http_error(resp, 400, "bad job id");
-	st = db_stmt(req->db, sql_api_job_one);
-	if (!st)
+	rc = job_record_load(req->db, id, JOB_LOAD_DOC, &job);
+	if (rc < 0)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_reset(st);
+	if (!rc)
 		return http_error(resp, 404, "no job %lld", (long long)id);
-	}
-	o = api_row(st);
-	sqlite3_reset(st);
-	add_logs(o, id);
-	if (api_add_rows(req->db, o, "stages", sql_api_job_stages, id) ||
-	    api_add_rows(req->db, o, "test_results", sql_api_job_tests, id) ||
-	    api_add_rows(req->db, o, "signatures", sql_api_job_signatures, id)) {
-		json_object_put(o);
-		return -1;
-	}
-	return api_send(resp, 200, o);
+	rc = api_send(resp, 200, job_record_json(&job));
+	job_record_release(&job);
+	return rc;
 }
 
 int api_queue(struct http_request *req, struct http_response *resp)
