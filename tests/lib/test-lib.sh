@@ -20,6 +20,9 @@ _tap_fail=0
 
 bb_cleanup() {
 	for pid in $BB_PIDS; do
+		# bg of a shell function (bbd, bbrunner) runs the program as a
+		# child of a subshell: stop the children too, or they outlive us
+		pkill -TERM -P "$pid" 2>/dev/null
 		kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	done
 	if [ "${BB_KEEP:-0}" = 1 ] || { [ $_tap_fail -ne 0 ] && [ "${BB_KEEP_FAILED:-0}" = 1 ]; }; then
