@@ -424,7 +424,7 @@ static int job_list(struct db *db, bool json, int limit)
 		if (json) {
 			json_object *j = json_object_new_object();
 			json_object_object_add(j, "id", int_or_null(st, 0));
-			json_object_object_add(j, "bug", int_or_null(st, 1));
+			json_object_object_add(j, "bug_id", int_or_null(st, 1));
 			json_object_object_add(j, "state", str_or_null(st, 2));
 			json_object_object_add(j, "verdict", str_or_null(st, 3));
 			json_object_object_add(j, "change", str_or_null(st, 4));
