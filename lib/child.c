@@ -194,79 +194,99 @@ static int setup_streams(struct child *ch, struct stream *s, int *cap_w, int *lo
 	return 0;
 }
 
-int child_run(struct child *ch)
+/* Fork and exec; the parent keeps only the read ends, non-blocking. */
+static int spawn(struct child *ch, struct stream *s, int *cap_w, int *log_w)
 {
-	struct stream streams[2] = { { -1, -1 }, { -1, -1 } };
-	int cap_w = -1, log_w = -1, ret = -1;
 	pid_t parent;
-	double start = now_seconds(), last_tick = start, term_sent = 0;
-	int status = 0;
 
-	ch->timed_out = ch->cancelled = false;
-	ch->exit_code = -1;
-	ch->log_errno = 0;
-	if (setup_streams(ch, streams, &cap_w, &log_w))
-		goto out;
 	fflush(NULL);
 	parent = getpid();
 	ch->pid = fork();
-	if (ch->pid < 0) {
-		error("child: fork: %s", strerror(errno));
-		goto out;
-	}
+	if (ch->pid < 0)
+		return error("child: fork: %s", strerror(errno));
 	if (!ch->pid)
-		exec_child(ch, parent, cap_w, log_w);
+		exec_child(ch, parent, *cap_w, *log_w);
 	setpgid(ch->pid, ch->pid);	/* also in the parent: no race with kill */
 	for (int i = 0; i < 2; i++)
-		if (streams[i].fd >= 0)
-			fcntl(streams[i].fd, F_SETFL, O_NONBLOCK);
-	if (cap_w >= 0)
-		close(cap_w);
-	if (log_w >= 0)
-		close(log_w);
-	cap_w = log_w = -1;
+		if (s[i].fd >= 0)
+			fcntl(s[i].fd, F_SETFL, O_NONBLOCK);
+	if (*cap_w >= 0)
+		close(*cap_w);
+	if (*log_w >= 0)
+		close(*log_w);
+	*cap_w = *log_w = -1;
+	return 0;
+}
+
+/* Wait up to 200 ms (50 ms once both pipes are closed) and read what came. */
+static void pump(struct child *ch, struct stream *s)
+{
+	struct pollfd p[2];
+	size_t got = 0;
+	int np;
+
+	for (int i = 0; i < 2; i++)
+		p[i] = (struct pollfd){ .fd = s[i].fd, .events = POLLIN };
+	np = poll(p, 2, s[0].fd < 0 && s[1].fd < 0 ? 50 : 200);
+	for (int i = 0; np > 0 && i < 2; i++)
+		if (p[i].revents)
+			got += drain(ch, &s[i]);
+	/*
+	 * QEMU writes a guest's console a byte per write(): waking for
+	 * each would cost us more CPU than the guest.  Let it gather.
+	 */
+	if (got && got < 4096)
+		usleep(20 * 1000);
+}
+
+/* The clocks of one run: its start, the last tick, when SIGTERM went (0: not yet). */
+struct watch {
+	double start, last_tick, term_sent;
+};
+
+/* Tick about once a second; on timeout or cancel SIGTERM, 5 s later SIGKILL. */
+static void watch_child(struct child *ch, struct watch *w)
+{
+	double now = now_seconds();
+
+	if (ch->tick && now - w->last_tick >= 1.0) {
+		ch->tick(ch->tick_arg);
+		w->last_tick = now;
+	}
+	if (!w->term_sent && ch->timeout && now - w->start > ch->timeout)
+		ch->timed_out = true;
+	if (!w->term_sent && ch->cancel && *ch->cancel)
+		ch->cancelled = true;
+	if (!w->term_sent && (ch->timed_out || ch->cancelled)) {
+		kill_group(ch->pid, SIGTERM);
+		w->term_sent = now;
+	} else if (w->term_sent && now - w->term_sent > 5) {
+		kill_group(ch->pid, SIGKILL);
+	}
+}
+
+/* Until the child exits: its output read, its clocks watched.  Its wait status. */
+static int wait_child(struct child *ch, struct stream *s, double start)
+{
+	struct watch w = { start, start, 0 };
+	int status = 0;
 
 	for (;;) {
-		struct pollfd p[2];
-		size_t got = 0;
-		double now;
-		int np;
-
-		for (int i = 0; i < 2; i++)
-			p[i] = (struct pollfd){ .fd = streams[i].fd, .events = POLLIN };
-		np = poll(p, 2, streams[0].fd < 0 && streams[1].fd < 0 ? 50 : 200);
-		for (int i = 0; np > 0 && i < 2; i++)
-			if (p[i].revents)
-				got += drain(ch, &streams[i]);
-		/*
-		 * QEMU writes a guest's console a byte per write(): waking for
-		 * each would cost us more CPU than the guest.  Let it gather.
-		 */
-		if (got && got < 4096)
-			usleep(20 * 1000);
+		pump(ch, s);
 		if (waitpid(ch->pid, &status, WNOHANG) == ch->pid)
-			break;
-		now = now_seconds();
-		if (ch->tick && now - last_tick >= 1.0) {
-			ch->tick(ch->tick_arg);
-			last_tick = now;
-		}
-		if (!term_sent && ch->timeout && now - start > ch->timeout)
-			ch->timed_out = true;
-		if (!term_sent && ch->cancel && *ch->cancel)
-			ch->cancelled = true;
-		if (!term_sent && (ch->timed_out || ch->cancelled)) {
-			kill_group(ch->pid, SIGTERM);
-			term_sent = now;
-		} else if (term_sent && now - term_sent > 5) {
-			kill_group(ch->pid, SIGKILL);
-		}
+			return status;
+		watch_child(ch, &w);
 	}
+}
+
+/* After the exit: the group reaped, the last output read, the results set. */
+static int finish(struct child *ch, struct stream *s, int status, double start)
+{
 	/* Reap whatever the group left running (make's children, qemu helpers). */
 	kill_group(ch->pid, SIGKILL);
 	/* Non-blocking: a grandchild outside the group may hold a pipe. */
-	drain(ch, &streams[0]);
-	drain(ch, &streams[1]);
+	drain(ch, &s[0]);
+	drain(ch, &s[1]);
 	ch->seconds = now_seconds() - start;
 	if (WIFEXITED(status))
 		ch->exit_code = WEXITSTATUS(status);
@@ -276,11 +296,24 @@ int child_run(struct child *ch)
 		log_warn("child: cannot write the log '%s': %s; the rest of the output was dropped",
 			 ch->log_path, strerror(ch->log_errno));
 	if (ch->timed_out)
-		error("child: '%s' timed out after %d s, killed", ch->argv[0], ch->timeout);
-	else if (ch->cancelled)
-		error("child: '%s' cancelled, killed", ch->argv[0]);
-	else
-		ret = 0;
+		return error("child: '%s' timed out after %d s, killed", ch->argv[0], ch->timeout);
+	if (ch->cancelled)
+		return error("child: '%s' cancelled, killed", ch->argv[0]);
+	return 0;
+}
+
+int child_run(struct child *ch)
+{
+	struct stream streams[2] = { { -1, -1 }, { -1, -1 } };
+	int cap_w = -1, log_w = -1, ret = -1;
+	double start = now_seconds();
+
+	ch->timed_out = ch->cancelled = false;
+	ch->exit_code = -1;
+	ch->log_errno = 0;
+	if (setup_streams(ch, streams, &cap_w, &log_w) || spawn(ch, streams, &cap_w, &log_w))
+		goto out;
+	ret = finish(ch, streams, wait_child(ch, streams, start), start);
 out:
 	close_streams(streams, 2);
 	if (streams[1].log_fd >= 0)
