@@ -1,7 +1,8 @@
 /*
  * Unit tests for lib/child: where a child's output goes, and that a log we
  * cannot write (/dev/full answers every write with ENOSPC, like a full
- * disk) is our error in log_errno, not the child's failure.
+ * disk) is our error in log_errno, not the child's failure; and the clocks:
+ * a timeout or a cancel (seen by the tick) kills the child.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -119,6 +120,63 @@ static void test_output_callback(void **state)
 	assert_true(seen.calls > 1);	/* in chunks, as it came */
 }
 
+static void test_timeout_kills(void **state)
+{
+	const char *argv[] = { "sleep", "30", NULL };
+	struct child ch = CHILD_INIT;
+
+	(void)state;
+	ch.argv = argv;
+	ch.timeout = 1;
+	assert_int_equal(child_run(&ch), -1);
+	assert_true(ch.timed_out);
+	assert_false(ch.cancelled);
+	assert_int_equal(ch.exit_code, 128 + 15);	/* SIGTERM */
+	assert_true(ch.seconds >= 1 && ch.seconds < 5);
+}
+
+struct ticker {
+	int ticks;
+	volatile int cancel;
+};
+
+static void tick_then_cancel(void *arg)
+{
+	struct ticker *t = arg;
+
+	if (++t->ticks == 2)
+		t->cancel = 1;
+}
+
+static void test_tick_and_cancel(void **state)
+{
+	const char *argv[] = { "sleep", "30", NULL };
+	struct ticker t = { 0 };
+	struct child ch = CHILD_INIT;
+
+	(void)state;
+	ch.argv = argv;
+	ch.cancel = &t.cancel;
+	ch.tick = tick_then_cancel;
+	ch.tick_arg = &t;
+	assert_int_equal(child_run(&ch), -1);
+	assert_true(ch.cancelled);
+	assert_false(ch.timed_out);
+	assert_int_equal(t.ticks, 2);	/* about once a second, then the kill */
+	assert_true(ch.seconds >= 2 && ch.seconds < 5);
+}
+
+static void test_exit_code_of_signal(void **state)
+{
+	const char *argv[] = { "sh", "-c", "kill -9 $$", NULL };
+	struct child ch = CHILD_INIT;
+
+	(void)state;
+	ch.argv = argv;
+	assert_int_equal(child_run(&ch), 0);
+	assert_int_equal(ch.exit_code, 128 + 9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +185,9 @@ int main(void)
 		cmocka_unit_test(test_log_and_capture_split),
 		cmocka_unit_test(test_log_appends_both),
 		cmocka_unit_test(test_output_callback),
+		cmocka_unit_test(test_timeout_kills),
+		cmocka_unit_test(test_tick_and_cancel),
+		cmocka_unit_test(test_exit_code_of_signal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
