@@ -3,6 +3,7 @@
  * few file-system helpers the other runner files share.
  */
 #include "runner.h"
+#include "cachedir.h"
 #include "config.h"
 #include "log.h"
 #include "sha256.h"
@@ -73,17 +74,8 @@ void hash_file(struct sha256 *ctx, const char *path)
 
 int runner_cache_dir(struct buf *out)
 {
-	const char *dir = cfg_str("runner.cache_dir"), *env;
-
-	buf_reset(out);
-	if (*dir)
-		buf_addstr(out, dir);
-	else if ((env = getenv("XDG_CACHE_HOME")) && *env == '/')
-		buf_addf(out, "%s/bugbridge", env);
-	else if ((env = getenv("HOME")) && *env == '/')
-		buf_addf(out, "%s/.cache/bugbridge", env);
-	else
-		return error("runner: no cache_dir configured and no HOME");
+	if (cache_dir(out))
+		return -1;
 	return mkdir_p(out->ptr, 0755);
 }
 

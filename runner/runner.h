@@ -37,7 +37,7 @@
 #include "job.h"
 
 /* ---- paths.c ---- */
-/* [runner] cache_dir, else $XDG_CACHE_HOME/bugbridge, else ~/.cache/bugbridge. */
+/* The cache dir (lib/cachedir.h), created if missing. */
 int runner_cache_dir(struct buf *out);
 /*
  * The kernel-patches directory: [runner] patches_dir, else

@@ -16,6 +16,7 @@
  */
 #include "triage.h"
 #include "xalloc.h"
+#include "cachedir.h"
 #include "child.h"
 #include "config.h"
 #include "log.h"
@@ -313,19 +314,6 @@ static int refresh_batch(struct db *db, const struct maint_db *m, const struct o
 	return ret;
 }
 
-/* $XDG_CACHE_HOME/bugbridge, else ~/.cache/bugbridge, unless [runner] cache_dir. */
-static void cache_dir(struct buf *out)
-{
-	const char *conf = cfg_str("runner.cache_dir"), *xdg = getenv("XDG_CACHE_HOME");
-
-	if (*conf)
-		buf_addstr(out, conf);
-	else if (xdg && *xdg)
-		buf_addf(out, "%s/bugbridge", xdg);
-	else
-		buf_addf(out, "%s/.cache/bugbridge", getenv("HOME") ? getenv("HOME") : "/tmp");
-}
-
 static int run_quietly(const char *const *argv)
 {
 	struct child ch = CHILD_INIT;
@@ -349,7 +337,8 @@ static int auto_maintainers(struct buf *path)
 	int ret = -1;
 
 	buf_add(&top, base, ext ? (size_t)(ext - base) : strlen(base));
-	cache_dir(&dir);
+	if (cache_dir(&dir))		/* logged; no MAINTAINERS, no owners */
+		goto out;
 	buf_addf(&dir, "/maintainers-%s", top.ptr);
 	buf_addf(&member, "%s/MAINTAINERS", top.ptr);
 	buf_addf(path, "%s/%s", dir.ptr, member.ptr);
@@ -366,6 +355,7 @@ static int auto_maintainers(struct buf *path)
 		if (ret)
 			log_warn("owners: cannot extract %s from '%s'", member.ptr, tarball);
 	}
+out:
 	buf_release(&top);
 	buf_release(&dir);
 	buf_release(&member);
