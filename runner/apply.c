@@ -336,10 +336,7 @@ static int run_patch(const struct variant *v, const struct patch_item *p, bool d
 	ch.capture = out;
 	ch.clean_env = true;
 	ch.timeout = 120;
-	ch.cancel = &v->run->cancel;
-	ch.tick = run_tick;
-	ch.tick_arg = v->run;
-	if (child_run(&ch))
+	if (stage_child(v->run, &ch))
 		return -1;
 	if (log_path) {
 		struct buf text = BUF_INIT;

@@ -4,7 +4,8 @@
  * kernel problems (signatures).  A panic or a hang ends the variant with
  * that verdict, naming the tests that never reported.  Then each failing
  * test is booted again alone (bbsuite.only=NAME) flake_retries times, and
- * its runs and failures decide pass, fail or flaky.  run.c calls these.
+ * its runs and failures decide pass, fail or flaky.  run.c calls these;
+ * the stage rows and the verdict of a crash go through stage.c.
  */
 #include "runner.h"
 #include "xalloc.h"
@@ -130,7 +131,7 @@ static int boot_once(struct run *r, struct variant *v, const struct scenario_boo
 			 only ? only : sb->name, panic_title(v));
 		if (!only) {
 			/* a crash in a re-run is one failed run, not the verdict */
-			run_fail_with(v, "panic", d.ptr);
+			stage_fail(v, "panic", d.ptr);
 			collect_tests(v, sb, k, CRASHED);
 		}
 		buf_release(&d);
@@ -143,7 +144,7 @@ static int boot_once(struct run *r, struct variant *v, const struct scenario_boo
 			 ? sb->timeout : (int)cfg_int("runner.boot_timeout"), sb->name,
 			 only ? ", test " : "", only ? only : "", k->ntests);
 		if (!only) {
-			run_fail_with(v, "boot-timeout", d.ptr);
+			stage_fail(v, "boot-timeout", d.ptr);
 			collect_tests(v, sb, k, CRASHED);
 		}
 		buf_release(&d);
@@ -162,7 +163,7 @@ out:
 
 int run_boot(struct run *r, struct variant *v)
 {
-	run_stage(r, v, "boot");
+	stage_begin(r, v, "boot");
 	for (int i = 0; i < r->scenario->nboots; i++) {
 		const struct scenario_boot *sb = &r->scenario->boots[i];
 		struct ktap_result k = { 0 };
@@ -173,7 +174,7 @@ int run_boot(struct run *r, struct variant *v)
 
 		if (!rc) {
 			if (!k.seen_version || !k.ntests) {
-				run_fail_with(v, "fail", cut ? "the guest flooded its console and its"
+				stage_fail(v, "fail", cut ? "the guest flooded its console and its"
 					      " KTAP results were in the part cut ([runner] max_console)"
 					      : "the guest suite printed no KTAP results");
 				collect_tests(v, sb, &k, missing);
@@ -182,7 +183,7 @@ int run_boot(struct run *r, struct variant *v)
 			}
 		}
 		if (!rc && i == 0)
-			run_stage(r, v, "test");
+			stage_begin(r, v, "test");
 		ktap_release(&k);
 		buf_release(&console);
 		if (rc)

@@ -90,10 +90,7 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 	ch.clean_env = true;
 	ch.log_path = log_path.ptr;
 	ch.timeout = cfg_int("runner.build_timeout");
-	ch.cancel = &r->cancel;
-	ch.tick = run_tick;
-	ch.tick_arg = r;
-	rc = child_run(&ch);
+	rc = stage_child(r, &ch);
 	if (joblog_child(r, &ch))
 		goto out;
 	if (rc) {
@@ -195,10 +192,7 @@ int build_suite(struct run *r)
 	ch.argv = argv;
 	ch.log_path = log_path.ptr;
 	ch.timeout = 600;
-	ch.cancel = &r->cancel;
-	ch.tick = run_tick;
-	ch.tick_arg = r;
-	rc = child_run(&ch);
+	rc = stage_child(r, &ch);
 	if (joblog_child(r, &ch))
 		goto out;
 	if (rc || ch.exit_code) {

@@ -118,10 +118,7 @@ static int sandboxed_make(struct run *r, struct variant *v, const char *const *a
 	ch.clean_env = true;
 	ch.log_path = log_path;
 	ch.timeout = 600;
-	ch.cancel = &r->cancel;
-	ch.tick = run_tick;
-	ch.tick_arg = r;
-	ret = child_run(&ch);
+	ret = stage_child(r, &ch);
 	if (joblog_child(r, &ch))
 		ret = -1;
 	else if (!ret && ch.exit_code)

@@ -234,10 +234,7 @@ int qemu_boot(struct run *r, struct boot *b, struct buf *console)
 	ch.output = console_add;
 	ch.output_arg = &cons;
 	ch.timeout = limit;
-	ch.cancel = &r->cancel;
-	ch.tick = run_tick;
-	ch.tick_arg = r;
-	ret = child_run(&ch);
+	ret = stage_child(r, &ch);
 	b->timed_out = ch.timed_out;
 	b->cancelled = ch.cancelled;
 	b->exit_code = ch.exit_code;

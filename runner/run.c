@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,64 +46,6 @@ DB_SQL(sql_run_baseline_tests,
        " WHERE job_id = ? AND variant = 'baseline' ORDER BY id");
 DB_SQL(sql_run_baseline_put,
        "INSERT OR REPLACE INTO baseline_runs (key, job_id, verdict, detail) VALUES (?, ?, ?, ?)");
-
-static double now_real(void)
-{
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return tv.tv_sec + tv.tv_usec / 1e6;
-}
-
-void run_tick(void *arg)
-{
-	struct run *r = arg;
-	int lease = cfg_int("runner.lease");
-	double now = now_real();
-	bool cancel = false;
-
-	if (r->stop && *r->stop)
-		r->cancel = 1;
-	if (now - r->last_cancel_check >= 2) {
-		r->last_cancel_check = now;
-		if (job_cancel_requested(r->job, r->db)) {
-			r->cancelled = true;
-			r->cancel = 1;
-		}
-	}
-	if (now - r->last_renew < (lease > 3 ? lease / 3 : 1))
-		return;
-	r->last_renew = now;
-	if (job_renew(r->job, r->db, lease, &cancel)) {
-		r->lease_lost = true;
-		r->cancel = 1;
-	} else if (cancel) {
-		r->cancelled = true;
-		r->cancel = 1;
-	}
-}
-
-int run_stage(struct run *r, struct variant *v, const char *stage)
-{
-	run_stage_end(r, "ok", NULL);
-	r->stage_variant = v ? v->name : "patched";
-	run_tick(r);
-	return job_stage_begin(r->job, r->db, r->stage_variant, stage, &r->stage_id);
-}
-
-int run_stage_end(struct run *r, const char *status, const char *detail)
-{
-	int ret = job_stage_end(r->db, r->stage_id, status, detail);
-
-	r->stage_id = 0;
-	return ret;
-}
-
-static bool interrupted(struct run *r)
-{
-	run_tick(r);
-	return r->cancel != 0;
-}
 
 /* ---- keys ---- */
 
@@ -188,26 +129,18 @@ out:
 
 /* ---- one variant ---- */
 
-void run_fail_with(struct variant *v, const char *verdict, const char *detail)
-{
-	v->verdict = verdict;
-	buf_reset(&v->detail);
-	buf_addstr(&v->detail, detail);
-	run_stage_end(v->run, "failed", verdict);
-}
-
 static int do_apply(struct run *r, struct variant *v)
 {
 	struct buf why = BUF_INIT;
 	char **cand = NULL, **harness = NULL;
 	int ncand = 0, nharness = 0, rc, ret = -1;
 
-	run_stage(r, v, "apply");
+	stage_begin(r, v, "apply");
 	if (tree_make(r, v))
 		goto out;
 	rc = apply_series(r, v, r->patches, v->npatches, "apply", &why, &cand, &ncand);
 	if (rc > 0) {
-		run_fail_with(v, "apply-failed", why.ptr);
+		stage_fail(v, "apply-failed", why.ptr);
 		goto out;
 	}
 	if (rc < 0) {
@@ -243,7 +176,7 @@ static int do_build(struct run *r, struct variant *v)
 	struct buf why = BUF_INIT;
 	int rc, ret = -1;
 
-	run_stage(r, v, "configure");
+	stage_begin(r, v, "configure");
 	/*
 	 * The seed's .config came from the same fragments on the same Kconfig
 	 * files; unless the patch changed a Kconfig file, it is still right.
@@ -257,13 +190,13 @@ static int do_build(struct run *r, struct variant *v)
 			buf_addf(&r->infra, "config options did not stick: %s", why.ptr);
 		goto out;
 	}
-	run_stage(r, v, "build");
+	stage_begin(r, v, "build");
 	rc = build_kernel(r, v, &why);
 	if (rc > 0 && !v->npatches)
 		/* The unpatched base must build: if it does not, the fault is ours. */
 		buf_addf(&r->infra, "the unpatched base does not build: %s", why.ptr);
 	else if (rc > 0)
-		run_fail_with(v, "build-failed", why.ptr);
+		stage_fail(v, "build-failed", why.ptr);
 	if (rc)
 		goto out;
 	if (!v->npatches)
@@ -276,11 +209,11 @@ out:
 
 static int run_variant(struct run *r, struct variant *v)
 {
-	if (do_apply(r, v) || v->verdict || interrupted(r))
+	if (do_apply(r, v) || v->verdict || stage_interrupted(r))
 		return v->verdict ? 0 : -1;
-	if (do_build(r, v) || v->verdict || interrupted(r))
+	if (do_build(r, v) || v->verdict || stage_interrupted(r))
 		return v->verdict ? 0 : -1;
-	if (run_boot(r, v) || interrupted(r)) {
+	if (run_boot(r, v) || stage_interrupted(r)) {
 		if (v->verdict)
 			run_summarise(v);
 		return v->verdict ? 0 : -1;
@@ -395,7 +328,7 @@ static int report(struct run *r, struct variant *patched, struct variant *base)
 	out.ntests = nt;
 	out.sigs = sigs;
 	out.nsigs = ns;
-	run_stage(r, patched, "report");
+	stage_begin(r, patched, "report");
 	ret = job_finish(r->job, r->db, &out, cfg_int("runner.max_attempts"));
 	free(tests);
 	free(sigs);
@@ -562,8 +495,8 @@ int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop)
 	buf_init(&r.infra, 64 * 1024);
 	buf_init(&patched.detail, 0);
 	buf_init(&base.detail, 0);
-	r.last_renew = now_real();
-	run_stage(&r, NULL, "prepare");
+	stage_lease_start(&r);
+	stage_begin(&r, NULL, "prepare");
 	if (run_setup(&r) || prepare(&r))
 		goto report;
 	variant_init(&r, &patched, "patched", r.npatches);
@@ -591,10 +524,10 @@ int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop)
 	}
 report:
 	if (r.stage_id && (r.cancelled || r.lease_lost || (stop && *stop)))
-		run_stage_end(&r, "failed", r.cancelled ? "cancelled" : r.lease_lost ? "lease lost"
-			      : "runner stopped");
+		stage_end(&r, "failed", r.cancelled ? "cancelled" : r.lease_lost ? "lease lost"
+			  : "runner stopped");
 	else if (r.stage_id)
-		run_stage_end(&r, r.infra.len ? "failed" : "ok", r.infra.len ? r.infra.ptr : NULL);
+		stage_end(&r, r.infra.len ? "failed" : "ok", r.infra.len ? r.infra.ptr : NULL);
 	if (r.lease_lost) {
 		log_warn("runner: job %lld: lease lost; dropping the run", (long long)job->id);
 	} else if (r.cancelled) {
@@ -605,7 +538,7 @@ report:
 		if (!r.infra.len && !patched.verdict)
 			buf_addstr(&r.infra, "run ended without a verdict");
 		ret = report(&r, &patched, with_base ? &base : NULL);
-		run_stage_end(&r, "ok", NULL);
+		stage_end(&r, "ok", NULL);
 	}
 	variant_release(&patched);
 	variant_release(&base);

@@ -5,6 +5,8 @@
  *                run it, release it on SIGTERM
  *   run.c        one job: prepare, then each variant (baseline, patched)
  *                through apply, configure, build, boot, test; then report
+ *   stage.c      stage rows and progress; children run with the lease kept
+ *                alive and a cancel seen (every stage's child goes through it)
  *   boot.c       the boot and test stages: suite boots, flake re-runs
  *   paths.c      where things live: cache dir, kernel-patches dir
  *   sandbox.c    argv prefixes that confine untrusted builds (bwrap/unshare)
@@ -148,22 +150,39 @@ struct run {
 	bool log_failed;		/* joblog.c said so in infra already */
 };
 
-/* run.c: run one claimed job to its verdict (or release/cancel). */
+/* ---- run.c ---- */
+/* Run one claimed job to its verdict (or release/cancel). */
 int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop);
-/* The child.h tick: renew the lease about every lease/3 s, see cancel. */
-void run_tick(void *arg);
-/* Stage bookkeeping (job_stages + progress). */
-int run_stage(struct run *r, struct variant *v, const char *stage);
-int run_stage_end(struct run *r, const char *status, const char *detail);
-/* End the variant with a verdict of the patch's making (and its stage). */
-void run_fail_with(struct variant *v, const char *verdict, const char *detail);
-/* boot.c: the boot and test stages; -1 when the variant ended (verdict or infra). */
+
+/* ---- stage.c ---- */
+/* The claim has just renewed the lease: start its clock. */
+void stage_lease_start(struct run *r);
+/*
+ * The child.h tick: renew the lease about every lease/3 s, read the cancel
+ * flag every 2 s, see SIGTERM; r->cancel set on any (or a lost lease).
+ */
+void stage_tick(void *arg);
+/* stage_tick() now; true when the job is to stop. */
+bool stage_interrupted(struct run *r);
+/*
+ * child_run(ch) with the job's tick and cancel flag: the lease stays alive
+ * and a cancel, a lost lease or SIGTERM kills the child.  child_run's result.
+ */
+int stage_child(struct run *r, struct child *ch);
+/* End the current stage "ok", begin the next (job_stages + progress); v NULL: patched. */
+int stage_begin(struct run *r, struct variant *v, const char *stage);
+/* End the current stage (if any): status "ok" or "failed", detail may be NULL. */
+int stage_end(struct run *r, const char *status, const char *detail);
+/* End the variant with a verdict of the patch's making (and its stage, failed). */
+void stage_fail(struct variant *v, const char *verdict, const char *detail);
+
+/* ---- boot.c ---- */
+/* The boot stage, then test: each scenario boot once with the whole suite. */
 int run_boot(struct run *r, struct variant *v);
+/* Failing tests again, alone, flake_retries times.  Both -1 when the variant ended. */
 int run_reruns(struct run *r, struct variant *v);
 /* The variant's verdict (pass/fail) and detail from its tests. */
 void run_summarise(struct variant *v);
-/* Free a patch list. */
-void patch_items_free(struct patch_item *items, int n);
 
 /* ---- tree.c ---- */
 /* Extract the tarball once (locked); r->base_tree, r->kernel_version. */
@@ -177,6 +196,8 @@ int tree_settle_harness(struct run *r, struct variant *v, char **touched, int nt
 			char **cand_touched, int ncand);
 
 /* ---- apply.c ---- */
+/* Free a patch list. */
+void patch_items_free(struct patch_item *items, int n);
 /* Load the candidate's patches into <jobdir>/patches; r->patches. */
 int apply_load_candidate(struct run *r);
 /* The harness series from kernel-patches/harness (may be empty). */

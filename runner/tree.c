@@ -38,13 +38,10 @@ static int run_quiet(struct run *r, const char *const *argv, const char *cwd,
 	struct child ch = CHILD_INIT;
 
 	ch.argv = argv;
-	ch.tick = run_tick;
-	ch.tick_arg = r;
-	ch.cancel = &r->cancel;
 	ch.cwd = cwd;
 	ch.log_path = log_path;
 	ch.capture = capture;
-	if (child_run(&ch))
+	if (stage_child(r, &ch))
 		return -1;
 	if (ch.exit_code) {
 		struct buf d = BUF_INIT;

@@ -1,0 +1,97 @@
+/*
+ * stage: the bookkeeping every stage of a job shares.
+ *
+ * A job's stages (prepare, apply, configure, build, boot, test, report) are
+ * rows in job_stages: stage_begin ends the current one "ok" and opens the
+ * next, which also sets the job's progress line; stage_end and stage_fail
+ * close one otherwise.
+ *
+ * While a stage runs a child (patch, make, tar, cp, qemu), stage_child keeps
+ * the job alive and listening: the child.h tick (about once a second)
+ * renews the lease about every lease/3 s, reads the job's cancel flag every
+ * 2 s, and sees SIGTERM; any of them, or a lost lease, sets r->cancel,
+ * which kills the child.  So a cancel is seen within about 2 s.
+ */
+#include "runner.h"
+#include "config.h"
+
+#include <sys/time.h>
+
+static double now_real(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+void stage_lease_start(struct run *r)
+{
+	r->last_renew = now_real();
+}
+
+void stage_tick(void *arg)
+{
+	struct run *r = arg;
+	int lease = cfg_int("runner.lease");
+	double now = now_real();
+	bool cancel = false;
+
+	if (r->stop && *r->stop)
+		r->cancel = 1;
+	if (now - r->last_cancel_check >= 2) {
+		r->last_cancel_check = now;
+		if (job_cancel_requested(r->job, r->db)) {
+			r->cancelled = true;
+			r->cancel = 1;
+		}
+	}
+	if (now - r->last_renew < (lease > 3 ? lease / 3 : 1))
+		return;
+	r->last_renew = now;
+	if (job_renew(r->job, r->db, lease, &cancel)) {
+		r->lease_lost = true;
+		r->cancel = 1;
+	} else if (cancel) {
+		r->cancelled = true;
+		r->cancel = 1;
+	}
+}
+
+bool stage_interrupted(struct run *r)
+{
+	stage_tick(r);
+	return r->cancel != 0;
+}
+
+int stage_child(struct run *r, struct child *ch)
+{
+	ch->cancel = &r->cancel;
+	ch->tick = stage_tick;
+	ch->tick_arg = r;
+	return child_run(ch);
+}
+
+int stage_begin(struct run *r, struct variant *v, const char *stage)
+{
+	stage_end(r, "ok", NULL);
+	r->stage_variant = v ? v->name : "patched";
+	stage_tick(r);
+	return job_stage_begin(r->job, r->db, r->stage_variant, stage, &r->stage_id);
+}
+
+int stage_end(struct run *r, const char *status, const char *detail)
+{
+	int ret = job_stage_end(r->db, r->stage_id, status, detail);
+
+	r->stage_id = 0;
+	return ret;
+}
+
+void stage_fail(struct variant *v, const char *verdict, const char *detail)
+{
+	v->verdict = verdict;
+	buf_reset(&v->detail);
+	buf_addstr(&v->detail, detail);
+	stage_end(v->run, "failed", verdict);
+}
