@@ -161,7 +161,7 @@ out:
 	return ret;
 }
 
-int run_boot(struct run *r, struct variant *v)
+int boot_suite(struct run *r, struct variant *v)
 {
 	stage_begin(r, v, "boot");
 	for (int i = 0; i < r->scenario->nboots; i++) {
@@ -207,7 +207,7 @@ static bool whole_boot(const char *name)
 }
 
 /* Re-run each failing test alone, flake_retries times. */
-int run_reruns(struct run *r, struct variant *v)
+int boot_reruns(struct run *r, struct variant *v)
 {
 	int retries = cfg_int("runner.flake_retries");
 
@@ -249,7 +249,7 @@ int run_reruns(struct run *r, struct variant *v)
 	return 0;
 }
 
-void run_summarise(struct variant *v)
+void boot_summarise(struct variant *v)
 {
 	struct buf d = BUF_INIT;
 	int failed = 0, flaky = 0;

@@ -213,14 +213,14 @@ static int run_variant(struct run *r, struct variant *v)
 		return v->verdict ? 0 : -1;
 	if (do_build(r, v) || v->verdict || stage_interrupted(r))
 		return v->verdict ? 0 : -1;
-	if (run_boot(r, v) || stage_interrupted(r)) {
+	if (boot_suite(r, v) || stage_interrupted(r)) {
 		if (v->verdict)
-			run_summarise(v);
+			boot_summarise(v);
 		return v->verdict ? 0 : -1;
 	}
-	if (run_reruns(r, v))
+	if (boot_reruns(r, v))
 		return -1;
-	run_summarise(v);
+	boot_summarise(v);
 	return 0;
 }
 

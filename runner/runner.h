@@ -178,11 +178,11 @@ void stage_fail(struct variant *v, const char *verdict, const char *detail);
 
 /* ---- boot.c ---- */
 /* The boot stage, then test: each scenario boot once with the whole suite. */
-int run_boot(struct run *r, struct variant *v);
+int boot_suite(struct run *r, struct variant *v);
 /* Failing tests again, alone, flake_retries times.  Both -1 when the variant ended. */
-int run_reruns(struct run *r, struct variant *v);
+int boot_reruns(struct run *r, struct variant *v);
 /* The variant's verdict (pass/fail) and detail from its tests. */
-void run_summarise(struct variant *v);
+void boot_summarise(struct variant *v);
 
 /* ---- tree.c ---- */
 /* Extract the tarball once (locked); r->base_tree, r->kernel_version. */
