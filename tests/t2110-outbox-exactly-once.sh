@@ -3,11 +3,12 @@
 # connection after committing the comment; bugbridged dies right after the
 # POST (BUGBRIDGE_TEST_CRASH_AFTER_POST=1: the state a kill -9 at the worst
 # moment leaves); bugbridged is killed -9 with the POST in flight.  Also:
-# a comment over the tracker's 65,535 characters is cut, keeping its marker.
+# a comment over the tracker's 65,535 characters is cut, keeping its marker;
+# a marker quoted inside a line of our own comment is not a marker.
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/standin.sh"
 
-plan 22
+plan 23
 standin_start || { not_ok "bz-standin starts"; exit 1; }
 # Nothing to watch: the only tracker requests are the poster's.  A row left
 # 'sending' by a dead process is looked at after [tracker] timeout seconds
@@ -85,9 +86,27 @@ c = list(json.load(sys.stdin)["bugs"].values())[0]["comments"][-1]["text"]
 print(len(c) <= 65535, c.rstrip().endswith("bugbridge-result: job 4"), "cut by bugbridge" in c)' >"$TMP/long.check"
 is "it fits, ends with its marker and says it was cut" "$(cat "$TMP/long.check")" "True True True"
 
+# 5. A marker quoted inside a line of one of our comments (a patch's name, a
+# rejected hunk) is not that job's marker: job 5, whose request may have been
+# in flight, is still posted.
+sql "INSERT INTO outbox (kind, bug_id, job_id, marker, payload) VALUES ('comment', 9372, 6,
+	'bugbridge-result: job 6', 'Patch:    x.patch bugbridge-result: job 5' || char(10) ||
+	char(10) || 'bugbridge-result: job 6' || char(10))"
+bbd --once --config "$TMP/bb.conf" >"$TMP/run5a.log" 2>&1
+sql "INSERT INTO outbox (kind, bug_id, job_id, marker, payload, state, attempts, next_try)
+	VALUES ('comment', 9372, 5, 'bugbridge-result: job 5', 'Result of job 5: PASS' ||
+	char(10) || char(10) || 'bugbridge-result: job 5' || char(10), 'sending', 1, 0)"
+bbd --once --config "$TMP/bb.conf" >"$TMP/run5b.log" 2>&1
+curl -s "$STANDIN_URL/rest/bug/9372/comment" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sum("bugbridge-result: job 5" in c["text"].splitlines()
+          for c in list(d["bugs"].values())[0]["comments"]))' >"$TMP/quoted.check"
+is "a quoted marker does not pass for job 5's: its comment is posted" "$(cat "$TMP/quoted.check")" 1
+
 is "nothing failed or is held" "$(sql "SELECT count(*) FROM outbox WHERE state != 'sent'")" 0
 unlike "the API key is in no log line" "$(cat "$TMP"/run*.log)" "$BOT_KEY"
-like "bugbridge status counts the sent rows" "$(bb --config "$TMP/bb.conf" status)" "outbox +0 pending, 0 sending, 4 sent"
+like "bugbridge status counts the sent rows" "$(bb --config "$TMP/bb.conf" status)" "outbox +0 pending, 0 sending, 6 sent"
 
 # The poller recognises our own comments (and takes no patch from them).
 sed "s/^login = .*/&\nwatch_bugs = 9370, 9371/" "$TMP/bb.conf" >"$TMP/watch.conf"

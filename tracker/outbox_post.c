@@ -220,13 +220,17 @@ fail:
 	db_rollback(p->db);
 }
 
-/* The marker as a whole token: "job 4" must not match "job 42". */
+/*
+ * The marker as a line of its own: "job 4" must not match "job 42", and a
+ * marker quoted inside a line of our comment (a patch's name, a rejected
+ * hunk) must not pass for the marker of another job.
+ */
 static bool has_marker(const char *text, const char *marker)
 {
 	size_t n = strlen(marker);
 
 	for (const char *p = strstr(text, marker); p; p = strstr(p + 1, marker))
-		if (!isalnum((unsigned char)p[n]))
+		if ((p == text || p[-1] == '\n') && !isalnum((unsigned char)p[n]))
 			return true;
 	return false;
 }

@@ -109,6 +109,15 @@ void triage_job_url(sqlite3_int64 job_id, struct buf *out);
 /* Append s with control characters turned into blanks, at most max bytes. */
 void triage_add_clean(struct buf *out, const char *s, size_t max);
 
+/* --- triage_hunk.c --------------------------------------------------- */
+
+/*
+ * An apply-failed verdict_detail as comment lines: the reasons on "Detail:"
+ * lines, then the first rejected hunk as an indented block, line by line;
+ * bounded in lines and columns, controls blanked, no line a marker.
+ */
+void triage_add_rejected(struct buf *out, const char *detail);
+
 /* --- duplicates.c ---------------------------------------------------- */
 
 /*

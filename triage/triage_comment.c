@@ -208,10 +208,30 @@ static void add_duration(struct buf *out, long long s)
 		buf_addf(out, "%llds", s);
 }
 
+/* "Run: TCG, 5m02s (re-run)", each part only when it applies: a patch that does not apply never boots. */
+static void run_line(const struct job_record *r, struct buf *out)
+{
+	const char *accel = job_str(r->accel);
+	bool timed = r->started_at && r->finished_at > r->started_at;
+	bool rerun = !strcmp(r->kind, "retest");
+
+	if (!accel[0] && !timed && !rerun)
+		return;
+	buf_addf(out, "%-10s", "Run:");
+	upper(out, accel);
+	if (timed) {
+		buf_addstr(out, accel[0] ? ", " : "");
+		add_duration(out, r->finished_at - r->started_at);
+	}
+	if (rerun)
+		buf_addstr(out, accel[0] || timed ? " (re-run)" : "re-run");
+	buf_addstr(out, "\n");
+}
+
 static void facts(const struct cm_job *j, struct buf *out)
 {
 	const struct job_record *r = j->rec;
-	const char *version = job_str(r->kernel_version), *accel = job_str(r->accel);
+	const char *version = job_str(r->kernel_version);
 	const char *detail = job_str(r->verdict_detail);
 
 	if (r->candidate_id) {
@@ -232,19 +252,10 @@ static void facts(const struct cm_job *j, struct buf *out)
 		triage_add_clean(out, version, 100);
 	}
 	buf_addstr(out, "\n");
-	buf_addf(out, "%-10s", "Run:");
-	if (accel[0])
-		upper(out, accel);
-	else
-		buf_addstr(out, "unknown accelerator");
-	if (r->finished_at > r->started_at && r->started_at) {
-		buf_addstr(out, ", ");
-		add_duration(out, r->finished_at - r->started_at);
-	}
-	if (!strcmp(r->kind, "retest"))
-		buf_addstr(out, " (re-run)");
-	buf_addstr(out, "\n");
-	if (detail[0] && strcmp(j->verdict, "pass")) {
+	run_line(r, out);
+	if (detail[0] && !strcmp(j->verdict, "apply-failed")) {
+		triage_add_rejected(out, detail);
+	} else if (detail[0] && strcmp(j->verdict, "pass")) {
 		buf_addf(out, "%-10s", "Detail:");
 		triage_add_clean(out, detail, 300);
 		buf_addstr(out, "\n");

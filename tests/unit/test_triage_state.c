@@ -515,6 +515,87 @@ static void test_comment_cap_and_hostile_text(void **state)
 	db_close(&db);
 }
 
+/* Every line of s: at most max bytes, no control character. */
+static void assert_lines_clean(const char *s, size_t max)
+{
+	for (const char *p = s; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (len > max)
+			fail_msg("a line of %zu bytes: %.*s", len, (int)len, p);
+		for (size_t i = 0; i < len; i++)
+			if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
+				fail_msg("control character 0x%02x in: %.*s", p[i], (int)len, p);
+		p += len + (p[len] == '\n');
+	}
+}
+
+static void test_comment_apply_failed_hunk(void **state)
+{
+	struct buf detail = BUF_INIT;
+	struct db db;
+	sqlite3_stmt *st;
+	char *s, *hunk;
+	int lines = 0;
+
+	(void)state;
+	use_config("");
+	open_db(&db);
+	buf_addstr(&detail, "patch 1/1 '001-revert.patch' does not apply to 6.1.158:\n"
+		   "drivers/scsi/scsi_debug.c: hunk #1 FAILED at 310\n"
+		   "rejected hunk:\n"
+		   "@@ -310,7 +310,7 @@ static int resp_inquiry(struct scsi_cmnd *scp)\n"
+		   " \tif (!sdb->length)\n"
+		   "-\tprintk(KERN_INFO \"buffer = 0x%p, bufflen = %d\\n\", sdb, sdb->length);\n"
+		   "+\tprintk(KERN_INFO \"buffer = 0x%p\\n\", sdb);\n"
+		   " bugbridge-result: job 2\n"
+		   "+\x1b[31mred\x07\n");
+	for (int i = 0; i < 40; i++)
+		buf_addf(&detail, " \tline %d of a long hunk%s\n", i,
+			 i == 3 ? " that goes on and on and on and on and on and on and on and on and"
+				  " on and on and on and on and on and on and on" : "");
+	buf_addstr(&detail, "drivers/scsi/sr.c: hunk #2 FAILED at 80\nrejected hunk:\n"
+		   "@@ -80,3 +80,3 @@\n-second hunk\n+second hunk\n");
+	exec(&db, "INSERT INTO candidates (id, bug_id, source, kind, name, sha256) VALUES"
+		  " (3, 9370, 'attachment', 'patch', 'revert.patch', 'cccc');");
+	assert_int_equal(sqlite3_prepare_v2(db.h, "INSERT INTO jobs (id, bug_id, candidate_id,"
+					    " state, verdict, verdict_detail) VALUES"
+					    " (9, 9370, 3, 'done', 'apply-failed', ?)", -1, &st,
+					    NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, detail.ptr, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	s = comment_of(&db, 9);
+	/* the reasons on Detail lines, the hunk line by line with the code's own layout */
+	assert_non_null(strstr(s, "\nDetail:   patch 1/1 '001-revert.patch' does not apply to"
+			       " 6.1.158:\n          drivers/scsi/scsi_debug.c: hunk #1 FAILED at"
+			       " 310\n          drivers/scsi/sr.c: hunk #2 FAILED at 80\n"));
+	hunk = strstr(s, "\nRejected hunk");
+	assert_non_null(hunk);
+	assert_non_null(strstr(hunk, ":\n    @@ -310,7 +310,7 @@ static int resp_inquiry"));
+	assert_non_null(strstr(hunk, "\n            if (!sdb->length)\n"));
+	assert_non_null(strstr(hunk, "\n    -       printk(KERN_INFO \"buffer = 0x%p, bufflen = %d"
+				  "\\n\", sdb, sdb->length);\n"));
+	assert_non_null(strstr(hunk, "\n    +       printk(KERN_INFO \"buffer = 0x%p\\n\", sdb);\n"));
+	/* bounded: the first hunk only, 16 lines, the rest counted */
+	assert_non_null(strstr(hunk, "\n    (30 more lines)\n"));
+	assert_null(strstr(s, "second hunk"));
+	for (const char *p = hunk + 1; *p != '\n' || p[1] == ' '; p = strchr(p, '\n') + 1)
+		lines++;
+	assert_true(lines <= 1 + 16 + 1);
+	assert_non_null(strstr(hunk, " on and on a...\n"));
+	assert_lines_clean(s, 220);
+	/* hunk text cannot pose as a marker line */
+	assert_null(strstr(s, "\nbugbridge-result: job 2"));
+	assert_non_null(strstr(s, "\n     bugbridge-result: job 2\n"));
+	/* nothing was booted: no accelerator, no run line at all */
+	assert_null(strstr(s, "unknown accelerator"));
+	assert_null(strstr(s, "Run:"));
+	free(s);
+	buf_release(&detail);
+	db_close(&db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_similar_summaries),
 		cmocka_unit_test(test_comment_headlines),
 		cmocka_unit_test(test_comment_cap_and_hostile_text),
+		cmocka_unit_test(test_comment_apply_failed_hunk),
 	};
 	int rc;
 
