@@ -10,6 +10,7 @@
 #include "xalloc.h"
 #include "log.h"
 #include "redact.h"
+#include "wake.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,16 +192,35 @@ int db_begin(struct db *db)
 	return db_exec(db, "BEGIN IMMEDIATE");
 }
 
+static void fire_wakes(struct db *db)
+{
+	for (int what = 1; what <= WAKE_VERDICTS; what <<= 1)
+		if (db->wake_pending & what)
+			wake_notify(db->path, what);
+	db->wake_pending = 0;
+}
+
 int db_commit(struct db *db)
 {
-	return db_exec(db, "COMMIT");
+	if (db_exec(db, "COMMIT"))
+		return -1;
+	fire_wakes(db);
+	return 0;
 }
 
 int db_rollback(struct db *db)
 {
+	db->wake_pending = 0;
 	if (sqlite3_get_autocommit(db->h))
 		return 0;
 	return db_exec(db, "ROLLBACK");
+}
+
+void db_wake_after_commit(struct db *db, int what)
+{
+	db->wake_pending |= what;
+	if (sqlite3_get_autocommit(db->h))
+		fire_wakes(db);
 }
 
 const char *db_errmsg(struct db *db)

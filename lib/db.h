@@ -55,6 +55,7 @@ struct db {
 	char *path;
 	struct db_stmt_slot *stmts;
 	int nstmts, allocstmts;
+	int wake_pending;		/* wake.h: fired by db_commit, dropped by db_rollback */
 };
 
 /* Open (creating if needed) with WAL, foreign keys and a busy timeout. */
@@ -79,6 +80,11 @@ int db_exec(struct db *db, const char *sql);
 int db_begin(struct db *db);		/* BEGIN IMMEDIATE */
 int db_commit(struct db *db);
 int db_rollback(struct db *db);
+/*
+ * Wake the listeners of `what` (enum wake_what, wake.h) once the current
+ * transaction commits; at once when there is none.
+ */
+void db_wake_after_commit(struct db *db, int what);
 /* Last error text of the connection. */
 const char *db_errmsg(struct db *db);
 

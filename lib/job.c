@@ -8,6 +8,7 @@
 #include "job.h"
 #include "xalloc.h"
 #include "log.h"
+#include "wake.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -302,6 +303,7 @@ int job_unclaim(const struct job *job, struct db *db)
 	db_bind_text(st, 2, job->runner);
 	if (db_step_done(db, st))
 		return -1;
+	db_wake_after_commit(db, WAKE_JOBS);	/* another runner may take it */
 	log_info("job: released job %lld", (long long)job->id);
 	return 0;
 }
@@ -407,6 +409,8 @@ int job_finish(const struct job *job, struct db *db, const struct job_outcome *o
 		error("job: job %lld is no longer ours; outcome dropped", (long long)job->id);
 		goto fail;
 	}
+	/* a retry is work for the runners; a verdict is for bugbridged to post */
+	db_wake_after_commit(db, retry ? WAKE_JOBS : WAKE_VERDICTS);
 	if (db_commit(db))
 		goto fail;
 	if (retry)

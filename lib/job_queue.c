@@ -4,6 +4,7 @@
 #include "job_queue.h"
 #include "config.h"
 #include "log.h"
+#include "wake.h"
 
 DB_SQL(sql_job_enqueue,
        "INSERT INTO jobs (bug_id, candidate_id, parent_id, kind, base, patch_count,"
@@ -34,6 +35,7 @@ int job_enqueue(struct db *db, const struct job_spec *spec, sqlite3_int64 *id)
 		return error("job: cannot queue job for bug %lld", (long long)spec->bug_id);
 	if (id)
 		*id = db_last_id(db);
+	db_wake_after_commit(db, WAKE_JOBS);
 	log_info("job: queued job %lld for bug %lld", (long long)db_last_id(db),
 		 (long long)spec->bug_id);
 	return 0;

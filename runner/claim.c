@@ -3,7 +3,8 @@
  *
  *   --job ID   claim exactly that job, run it, exit
  *   --once     claim the next queued job (if any), run it, exit
- *   (neither)  claim, run, repeat; sleep a little when the queue is empty
+ *   (neither)  claim, run, repeat; when the queue is empty, sleep until a
+ *              job is queued (wake.h)
  *
  * The exit code is ours, never the verdict's: 0 when the runner did its
  * work (whatever the job's verdict), 1 when it could not (database gone,
@@ -14,6 +15,7 @@
 #include "claim.h"
 #include "config.h"
 #include "log.h"
+#include "wake.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -35,10 +37,12 @@ int runner_main(struct db *db, const struct runner_opts *opts,
 		const volatile sig_atomic_t *stop)
 {
 	struct buf name = BUF_INIT;
+	struct wake wake;
 	int lease = cfg_int("runner.lease"), max = cfg_int("runner.max_attempts");
 	int ret = 0;
 
 	runner_name(&name);
+	wake_open(&wake, db->path, WAKE_JOBS);
 	while (!*stop) {
 		struct job job = JOB_INIT;
 		int rc = opts->job_id ? job_claim_id(db, opts->job_id, name.ptr, lease, max, &job)
@@ -57,8 +61,11 @@ int runner_main(struct db *db, const struct runner_opts *opts,
 				log_info("runner: no queued job");
 				break;
 			}
-			for (int i = 0; i < 20 && !*stop; i++)
-				usleep(100 * 1000);
+			/*
+			 * Woken when a job is queued (wake.h); the timeout only
+			 * catches a job whose runner died and whose lease ran out.
+			 */
+			wake_wait(&wake, 10 * 1000);
 			continue;
 		}
 		if (run_job(db, &job, stop))
@@ -68,6 +75,7 @@ int runner_main(struct db *db, const struct runner_opts *opts,
 		if (opts->once || opts->job_id)
 			break;
 	}
+	wake_close(&wake);
 	buf_release(&name);
 	return ret;
 }

@@ -17,6 +17,7 @@
 #include "tracker.h"
 #include "triage.h"
 #include "web.h"
+#include "wake.h"
 
 #include <getopt.h>
 #include <signal.h>
@@ -93,22 +94,28 @@ static void reload(const struct app_opts *opts)
 	buf_release(&err);
 }
 
-/* Sleep until the next poll, posting due outbox rows every few seconds. */
-static void idle(struct db *db, const struct app_opts *opts, time_t next_poll)
+/*
+ * Sleep until the next poll.  A finished job wakes us (wake.h) to triage
+ * and post its verdict at once; every few seconds the outbox is tried
+ * anyway, for rows whose backoff has run out.
+ */
+static void idle(struct db *db, const struct app_opts *opts, struct wake *verdicts,
+		 time_t next_poll)
 {
 	time_t last_post = time(NULL);
 
 	while (!stop_requested && time(NULL) < next_poll) {
-		sleep(1);
+		/* a second at most: a signal may land on one of the web threads */
+		bool woken = wake_wait(verdicts, 1000) == 1;
 		if (reload_requested)
 			reload(opts);
-		if (time(NULL) - last_post >= 5) {
-			if (outbox_flush(db, &stop_requested))
-				log_warn("cycle: posting failed; will retry");
-			if (triage_run(db, &stop_requested))
-				log_warn("cycle: triage failed; will retry");
-			last_post = time(NULL);
-		}
+		if (stop_requested || (!woken && time(NULL) - last_post < 5))
+			continue;
+		if (triage_run(db, &stop_requested))
+			log_warn("cycle: triage failed; will retry");
+		if (outbox_flush(db, &stop_requested))
+			log_warn("cycle: posting failed; will retry");
+		last_post = time(NULL);
 	}
 }
 
@@ -123,6 +130,7 @@ int main(int argc, char **argv)
 	struct http_server *http = NULL;
 	struct buf err = BUF_INIT;
 	struct db db;
+	struct wake verdicts;
 	bool once = false;
 	int c;
 
@@ -147,6 +155,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	wake_open(&verdicts, db.path, WAKE_VERDICTS);
 	log_info("bugbridged %s started (database %s)", BUGBRIDGE_VERSION, cfg_str("db.path"));
 	while (!stop_requested) {
 		time_t next_poll = time(NULL) + cfg_int("tracker.poll_interval");
@@ -154,10 +163,11 @@ int main(int argc, char **argv)
 		run_cycle(&db);
 		if (once)
 			break;
-		idle(&db, &opts, next_poll);
+		idle(&db, &opts, &verdicts, next_poll);
 	}
 	log_info("bugbridged: %s", once ? "cycle done, exiting" : "stopping");
 	http_stop(http);
+	wake_close(&verdicts);
 	db_close(&db);
 	buf_release(&err);
 	return 0;
