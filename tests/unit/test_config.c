@@ -36,7 +36,7 @@ static void test_defaults(void **state)
 	(void)state;
 	config_init(&c);
 	assert_string_equal(config_get(&c, "db.path"), "bugbridge.db");
-	assert_int_equal(config_get_int(&c, "tracker.poll_interval"), 300);
+	assert_int_equal(config_get_int(&c, "tracker.poll_interval"), 60);
 	assert_false(config_get_bool(&c, "triage.set_status"));
 	assert_string_equal(config_get(&c, "runner.accel"), "auto");
 	config_release(&c);
