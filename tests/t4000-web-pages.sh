@@ -10,8 +10,8 @@ ok "bugbridged serves the dashboard on port $WEB_PORT"
 
 page=$(get /)
 is "/ answers 200" "$(status /)" 200
-like "/ lists components with open counts" "$page" '<a href="/component/SCSI">SCSI</a></td><td>IO/Storage</td><td class="num">2</td>'
-like "/ lists USB too" "$page" '/component/USB'
+like "/ lists components with open counts, each linking its product's page" "$page" '<a href="/product/IO%2FStorage/SCSI">SCSI</a></td><td>IO/Storage</td><td class="num">2</td>'
+like "/ lists USB too" "$page" 'href="/product/Drivers/USB"'
 like "/ shows the running job with its stage" "$page" 'href="/job/3">3</a>.*running: build'
 like "/ shows elapsed time of the running job" "$page" 'running: build</td><td>[0-9]+m elapsed'
 like "/ shows queued jobs with position and estimate" "$page" 'queued #1</td><td>starts ~'
@@ -40,18 +40,18 @@ like "bug page timeline has tracker comments" "$page" 'description #0</span> by 
 like "bug page shows the test-case table" "$page" 'scsi_completion_basic</td><td><span class="verdict v-fail">fail'
 like "bug page shows failure signatures" "$page" 'WARNING in scsi_done_internal'
 like "bug page shows our posts with their state" "$page" 's-held">held</span>'
-like "bug page links logs" "$page" 'href="/job/1/console.log"'
+like "bug page links the logs the runner wrote" "$page" 'logs: <a href="/job/1/baseline-apply.log">baseline-apply.log</a>.*href="/job/1/patched-console-all.log"'
 unlike "bug page hides private comments" "$page" 'PRIVATE-NOTE'
 
 page=$(get /job/1)
 like "job page shows stages with durations" "$page" '<td>build</td><td><time datetime="[0-9TZ:-]+">[0-9: -]+</time></td><td class="num">10m</td>'
-like "job page lists the logs present" "$page" 'href="/job/1/build.log"'
+like "job page lists the logs present" "$page" 'href="/job/1/patched-build.log"'
 unlike "job page does not list a symlinked log" "$page" 'evil.log'
 unlike "finished job page does not refresh" "$page" 'http-equiv="refresh"'
 like "queued job page shows position and estimate" "$(get /job/5)" 'Position 2 in the queue. Estimated start ~<time datetime="[0-9TZ:-]+">[0-9: -]+</time>, estimated finish'
 like "running job page refreshes itself" "$(get /job/3)" '<meta http-equiv="refresh" content="5">'
-is "build.log is served" "$(raw /job/1/build.log | sed -n 2p)" "BUILD-LOG-LINE-1 <ok>"
-like "build.log is text/plain" "$(headers /job/1/build.log)" 'Content-Type: text/plain'
+is "a log is served" "$(raw /job/1/patched-build.log | sed -n 2p)" "BUILD-LOG-LINE-1 <ok>"
+like "a log is text/plain" "$(headers /job/1/patched-build.log)" 'Content-Type: text/plain'
 
 page=$(get /stats)
 like "stats has an inline SVG chart" "$page" '<svg class="chart"'

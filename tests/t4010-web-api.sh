@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/web-lib.sh"
 
-plan 37
+plan 38
 web_start </dev/null || { not_ok "bugbridged serves the API"; diag "$(cat "$TMP/bbd.log")"; exit 1; }
 ok "bugbridged serves the API"
 
@@ -37,7 +37,10 @@ is "/api/jobs/1 stages" "$(printf '%s' "$j" | jq '.stages | length')" 6
 is "/api/jobs/1 test results" "$(printf '%s' "$j" | jq -r '[.test_results[] | select(.status == "fail") | .name] | join(",")')" scsi_completion_basic
 is "/api/jobs/1 signatures" "$(printf '%s' "$j" | jq -r '.signatures[0].title')" 'WARNING in scsi_done_internal'
 is "/api/jobs/1 log URLs, not server paths" "$(printf '%s' "$j" | jq -c '[.logs[]], has("log_dir")')" \
-	"$(printf '["/job/1/build.log","/job/1/console.log"]\nfalse')"
+	"$(cd "$TMP/logs/job-1" && LC_ALL=C ls -- *.log | grep -v '^evil' |
+		jq -R -c '"/job/1/" + .' | jq -s -c .; echo false)"
+like "/api/jobs/1 logs are the runner's names" "$(printf '%s' "$j" | jq -c '.logs')" \
+	'"/job/1/patched-build.log".*"/job/1/patched-console-all.log"'
 j=$(raw /api/jobs/1/kcidb)
 is "/api/jobs/1/kcidb is a KCIDB v5 document" "$(printf '%s' "$j" | jq -c '[.version.major, .checkouts[0].id]')" '[5,"bugbridge:job1-patched"]'
 like "/api/jobs/1/kcidb carries the failed test case" "$(printf '%s' "$j" | jq -r '[.tests[] | select(.status == "FAIL") | .path] | join(",")')" 'scsi_completion_basic'

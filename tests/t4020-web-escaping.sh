@@ -29,7 +29,7 @@ like "Content-Security-Policy default-src 'self'" "$h" "^Content-Security-Policy
 like "X-Content-Type-Options nosniff" "$h" '^X-Content-Type-Options: nosniff'
 like "X-Frame-Options" "$h" '^X-Frame-Options: DENY'
 like "HTML is declared UTF-8" "$h" '^Content-Type: text/html; charset=utf-8'
-like "logs are sandboxed plain text" "$(headers /job/1/console.log)" "Content-Security-Policy: default-src 'none'; sandbox"
+like "logs are sandboxed plain text" "$(headers /job/1/patched-console-all.log)" "Content-Security-Policy: default-src 'none'; sandbox"
 like "errors carry the headers too" "$(headers /no/such/page)" '^X-Content-Type-Options: nosniff'
 like "API carries the headers too" "$(headers /api/bugs)" "^Content-Security-Policy: default-src 'self'"
 

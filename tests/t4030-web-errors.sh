@@ -37,7 +37,7 @@ is "log traversal, dotted name: 404" "$(status '/job/1/..log')" 404
 is "log name must end in .log: 404" "$(status '/job/1/build.txt')" 404
 is "symlinked log pointing outside: 404" "$(status /job/1/evil.log)" 404
 unlike "symlink target is not served" "$(get /job/1/evil.log)" OUTSIDE-SECRET
-is "missing log: 404" "$(status /job/2/build.log)" 404
+is "missing log: 404" "$(status /job/2/patched-build.log)" 404
 is "job without a log dir: 404" "$(status /job/4/build.log)" 404
 is "control characters in the path: 400" "$(status '/bug/%0a9370')" 400
 is "remote runner API without token: 401" "$(status /api/runner/claim -X POST -d '{}')" 401

@@ -34,7 +34,7 @@ for p in / /component/SCSI /bug/9370; do
 done
 
 dom=$(browser --dump-dom / | tee "$ART/overview.dom.html" | tr '\n' ' ')
-like "overview DOM: components table" "$dom" '<a href="/component/SCSI">SCSI</a>'
+like "overview DOM: components table" "$dom" '<a href="/product/IO%2FStorage/SCSI">SCSI</a>'
 like "overview DOM: queue with the running job" "$dom" 'running: build'
 like "overview DOM: the stylesheet is linked" "$dom" '<link rel="stylesheet" href="/style.css">'
 

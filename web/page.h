@@ -59,6 +59,8 @@ void page_duration(struct buf *out, long seconds);
 void page_verdict(struct buf *out, const char *verdict);
 /* <a href="/bug/N">N</a> */
 void page_bug_link(struct buf *out, sqlite3_int64 id);
+/* The page of a component: /product/<prod>/<comp>, or /component/<comp> without a product. */
+void page_component_url(struct buf *out, const char *prod, const char *comp);
 /* The tracker's URL for bug id, without any user:password@ part. */
 void page_tracker_url(struct buf *out, sqlite3_int64 id);
 /* Names of the components that have bugs, for the 404 page; -1 on error. */

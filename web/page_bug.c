@@ -12,6 +12,7 @@
  */
 #include "html.h"
 #include "xalloc.h"
+#include "job_logs.h"
 #include "log.h"
 #include "page.h"
 
@@ -36,7 +37,8 @@ DB_SQL(sql_bug_candidates,
 DB_SQL(sql_bug_jobs,
        "SELECT id, kind, state, ifnull(stage, ''), ifnull(verdict, ''), ifnull(change, ''),"
        " ifnull(verdict_detail, ''), ifnull(candidate_id, 0), created_at,"
-       " ifnull(finished_at, 0), ifnull(accel, ''), ifnull(kernel_version, '')"
+       " ifnull(finished_at, 0), ifnull(accel, ''), ifnull(kernel_version, ''),"
+       " ifnull(log_dir, '')"
        " FROM jobs WHERE bug_id = ? ORDER BY id");
 DB_SQL(sql_bug_posts,
        "SELECT id, kind, ifnull(job_id, 0), state, attempts, created_at, ifnull(sent_at, 0),"
@@ -307,6 +309,24 @@ static int job_signatures(struct db *db, sqlite3_int64 job, struct buf *out)
 	return ret;
 }
 
+/* The logs the job's directory holds (the names the runner chose), as links. */
+static void log_links(struct buf *out, sqlite3_int64 jid, const char *dir)
+{
+	char **names;
+	int n;
+
+	job_logs_list(dir, &names, &n);
+	for (int i = 0; i < n; i++) {
+		buf_addstr(out, i ? ", " : " \xc2\xb7 logs: ");
+		buf_addf(out, "<a href=\"/job/%lld/", (long long)jid);
+		html_url_arg(out, names[i]);
+		buf_addstr(out, "\">");
+		html_txt(out, names[i]);
+		buf_addstr(out, "</a>");
+	}
+	job_logs_free(names, n);
+}
+
 /* One row of the jobs query: a timeline entry or two, and a section. */
 static int job(struct db *db, sqlite3_stmt *st, struct timeline *tl, struct buf *out)
 {
@@ -362,9 +382,8 @@ static int job(struct db *db, sqlite3_stmt *st, struct timeline *tl, struct buf 
 		buf_addstr(out, " \xc2\xb7 accel ");
 		html_txt(out, db_col_text(st, 10));
 	}
-	buf_addf(out, " \xc2\xb7 logs: <a href=\"/job/%lld/build.log\">build.log</a>, "
-		 "<a href=\"/job/%lld/console.log\">console.log</a></p>\n",
-		 (long long)jid, (long long)jid);
+	log_links(out, jid, db_col_text(st, 12));
+	buf_addstr(out, "</p>\n");
 	if (*db_col_text(st, 6)) {
 		buf_addstr(out, "<p class=\"detail\">");
 		html_txt_cut(out, db_col_text(st, 6), 2000);

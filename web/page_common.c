@@ -116,6 +116,18 @@ void page_bug_link(struct buf *out, sqlite3_int64 id)
 	buf_addf(out, "<a href=\"/bug/%lld\">%lld</a>", (long long)id, (long long)id);
 }
 
+void page_component_url(struct buf *out, const char *prod, const char *comp)
+{
+	if (prod && *prod) {
+		buf_addstr(out, "/product/");
+		html_url_arg(out, prod);
+		buf_addch(out, '/');
+	} else {
+		buf_addstr(out, "/component/");
+	}
+	html_url_arg(out, comp);
+}
+
 /* Drop "user:password@" from a URL so that no credential is ever rendered. */
 static void url_without_userinfo(struct buf *out, const char *url)
 {

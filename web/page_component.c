@@ -90,14 +90,7 @@ static void pager(struct buf *out, const char *comp, const char *prod, long page
 			continue;
 		}
 		buf_addstr(out, "<a href=\"");
-		if (prod) {
-			buf_addstr(out, "/product/");
-			html_url_arg(out, prod);
-			buf_addch(out, '/');
-		} else {
-			buf_addstr(out, "/component/");
-		}
-		html_url_arg(out, comp);
+		page_component_url(out, prod, comp);
 		buf_addf(out, "?page=%ld\">%ld</a> ", p, p);
 	}
 	buf_addstr(out, "</p>\n");
@@ -141,6 +134,10 @@ static int show(struct http_request *req, struct http_response *resp,
 	buf_addf(out, "</h1>\n<p>%ld open bug%s (%ld known). "
 		 "<a href=\"/api/bugs?component=", open, open == 1 ? "" : "s", total);
 	html_url_arg(out, comp);
+	if (prod) {
+		buf_addstr(out, "&amp;product=");
+		html_url_arg(out, prod);
+	}
 	buf_addstr(out, "&amp;status=open\">JSON</a> \xc2\xb7 <a href=\"/feed.atom?component=");
 	html_url_arg(out, comp);
 	buf_addstr(out, "\">Atom feed</a></p>\n<section>\n<table class=\"bugs\">\n<thead><tr><th>Bug</th>"

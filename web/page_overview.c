@@ -39,8 +39,9 @@ static int components(struct db *db, struct buf *out)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *comp = db_col_text(st, 0), *prod = db_col_text(st, 1);
 
-		buf_addstr(out, "<tr><td><a href=\"/component/");
-		html_url_arg(out, comp);
+		/* one row per (component, product): its page is the product's, not a mix */
+		buf_addstr(out, "<tr><td><a href=\"");
+		page_component_url(out, prod, comp);
 		buf_addstr(out, "\">");
 		html_txt(out, *comp ? comp : "(none)");
 		buf_addstr(out, "</a></td><td>");

@@ -17,9 +17,18 @@ WEB_TOKEN="tok-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 
 web_seed() {
 	mkdir -p "$TMP/logs/job-1" "$TMP/logs/job-2" "$TMP/logs/job-3" "$TMP/outside"
-	printf 'make bzImage\nBUILD-LOG-LINE-1 <ok>\n' >"$TMP/logs/job-1/build.log"
+	# the names the runner writes (runner/apply.c, build.c, kconfig.c,
+	# boot.c): <variant>-<stage>.log, <variant>-console-<scenario>[-<test>-<n>].log
+	for f in suite-build patched-apply patched-harness patched-configure \
+		baseline-apply baseline-harness baseline-configure baseline-build \
+		baseline-console-all; do
+		echo "$f" >"$TMP/logs/job-1/$f.log"
+	done
+	printf 'make bzImage\nBUILD-LOG-LINE-1 <ok>\n' >"$TMP/logs/job-1/patched-build.log"
 	printf 'Linux version 6.1.119\nKTAP version 1\nnot ok 1 scsi_completion_basic\n' \
-		>"$TMP/logs/job-1/console.log"
+		>"$TMP/logs/job-1/patched-console-all.log"
+	echo rerun >"$TMP/logs/job-1/patched-console-all-scsi_completion_basic-1.log"
+	echo apply >"$TMP/logs/job-3/patched-apply.log"
 	echo "OUTSIDE-SECRET-FILE" >"$TMP/outside/secret.log"
 	ln -s "$TMP/outside/secret.log" "$TMP/logs/job-1/evil.log"
 	bb --config "$TMP/web.conf" db migrate >/dev/null || return 1
