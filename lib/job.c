@@ -61,7 +61,7 @@ DB_SQL(sql_job_retry,
 DB_SQL(sql_job_done,
        "UPDATE jobs SET state = 'done', verdict = ?1, change = ?2, verdict_detail = ?3,"
        " accel = ?4, kernel_version = ?5, log_dir = ?6, finished_at = ?7,"
-       " runner = NULL, lease_expires = NULL, stage = NULL,"
+       " runner = NULL, lease_expires = NULL, stage = NULL, attempts = attempts + 1,"
        " progress = 'done: ' || ?1"
        " WHERE id = ?8 AND runner = ?9 AND state = 'running'");
 DB_SQL(sql_job_clear_results,
@@ -76,7 +76,7 @@ DB_SQL(sql_job_add_sig,
        " VALUES (?, ?, ?, ?, ?, ?)");
 DB_SQL(sql_job_cancelled,
        "UPDATE jobs SET state = 'cancelled', finished_at = ?1, runner = NULL,"
-       " lease_expires = NULL, stage = NULL, progress = 'cancelled'"
+       " lease_expires = NULL, stage = NULL, progress = 'cancelled', attempts = attempts + 1"
        " WHERE id = ?2 AND runner = ?3 AND state = 'running'");
 DB_SQL(sql_job_cancel_queued,
        "UPDATE jobs SET state = 'cancelled', cancel = 1, finished_at = ?1,"

@@ -13,8 +13,10 @@
  * another cannot overwrite the new owner's stages or verdict (job_renew()
  * tells it the lease is lost, and it stops).
  *
- * `attempts` counts runs that ended without a verdict of the patch's making
- * (a lost lease, an infra-error); the run in progress is attempt attempts+1.
+ * `attempts` counts the runs that have ended, however they ended (a verdict,
+ * a lost lease, an infra-error, a cancel); the run in progress is attempt
+ * attempts+1, the number its job_stages rows carry.  So a job finished on
+ * its first run shows 1, like its stage table.
  *
  * Queuing is job_queue.h's; this file is everything after that.
  */

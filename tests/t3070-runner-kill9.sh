@@ -30,7 +30,7 @@ while [ "$(sql "SELECT lease_expires < strftime('%s', 'now') FROM jobs WHERE id 
 done
 run_once runner3.log
 is "after the lease, a runner claims it again and finishes" "$(job_field $id state)" "done"
-is "the lost run counts as an attempt" "$(job_field $id attempts)" "1"
+is "two runs: the lost one and the one that finished" "$(job_field $id attempts)" "2"
 like "and the job has its verdict" "$(job_field $id verdict)" "^(pass|fail)$"
 is "the stages of both attempts are kept" \
 	"$(sql "SELECT group_concat(DISTINCT attempt) FROM job_stages WHERE job_id = $id")" "1,2"

@@ -35,7 +35,7 @@ done
 run_once runner2.log
 is "after the lease, a runner claims it again and finishes" "$(job_field $id state)" "done"
 like "the job has its verdict" "$(job_field $id verdict)" "^(pass|fail)$"
-is "the lost run counts as an attempt" "$(job_field $id attempts)" "1"
+is "two runs: the lost one and the one that finished" "$(job_field $id attempts)" "2"
 is "one result per test, not two" \
 	"$(sql "SELECT count(*) > 0 AND count(*) = count(DISTINCT variant || name) FROM test_results WHERE job_id = $id")" "1"
 is "the boot stage of the lost attempt is kept" \

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/web-lib.sh"
 
-plan 47
+plan 49
 web_start </dev/null || { not_ok "bugbridged serves the dashboard"; diag "$(cat "$TMP/bbd.log")"; exit 1; }
 ok "bugbridged serves the dashboard on port $WEB_PORT"
 
@@ -50,6 +50,8 @@ unlike "job page does not list a symlinked log" "$page" 'evil.log'
 unlike "finished job page does not refresh" "$page" 'http-equiv="refresh"'
 like "queued job page shows position and estimate" "$(get /job/5)" 'Position 2 in the queue. Estimated start ~<time datetime="[0-9TZ:-]+">[0-9: -]+</time>, estimated finish'
 like "running job page refreshes itself" "$(get /job/3)" '<meta http-equiv="refresh" content="5">'
+like "a finished job's attempts agree with its stage table" "$(get /job/1)" '<th>Attempts</th><td>1</td>.*<td class="num">1</td><td>patched</td><td>prepare</td>'
+like "a running job's page says which attempt it is on" "$(get /job/3)" '<th>Attempt</th><td>1 \(running\)</td>'
 is "a log is served" "$(raw /job/1/patched-build.log | sed -n 2p)" "BUILD-LOG-LINE-1 <ok>"
 like "a log is text/plain" "$(headers /job/1/patched-build.log)" 'Content-Type: text/plain'
 

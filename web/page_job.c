@@ -163,7 +163,11 @@ static void facts(struct buf *out, sqlite3_stmt *st, sqlite3_int64 id, time_t no
 	buf_addstr(out, "</td></tr>\n");
 	fact(out, "Progress", db_col_text(st, 5));
 	fact(out, "Runner", db_col_text(st, 6));
-	buf_addf(out, "<tr><th>Attempts</th><td>%d</td></tr>\n", sqlite3_column_int(st, 7));
+	if (!strcmp(state, "running"))
+		buf_addf(out, "<tr><th>Attempt</th><td>%d (running)</td></tr>\n",
+			 sqlite3_column_int(st, 7) + 1);
+	else
+		buf_addf(out, "<tr><th>Attempts</th><td>%d</td></tr>\n", sqlite3_column_int(st, 7));
 	fact(out, "Change", db_col_text(st, 9));
 	fact(out, "Detail", db_col_text(st, 10));
 	fact(out, "Acceleration", db_col_text(st, 11));

@@ -58,7 +58,7 @@ INSERT INTO jobs (id, bug_id, candidate_id, kind, state, stage, runner, attempts
  (2, 9370, 13, 'retest', 'done', NULL, 'runner-a', 1, 'pass', 'FAIL->PASS',
   'all 3 test cases pass', 'kvm', '6.1.119', '@LOGS@/job-2', 1791000100, 1791000200,
   1791000950, 1, 1),
- (3, 9371, NULL, 'test', 'running', 'build', 'runner-b', 1, NULL, NULL, NULL, 'kvm', NULL,
+ (3, 9371, NULL, 'test', 'running', 'build', 'runner-b', 0, NULL, NULL, NULL, 'kvm', NULL,
   '@LOGS@/job-3', strftime('%s', 'now') - 400, strftime('%s', 'now') - 300, NULL, 0, 0),
  (4, 9380, NULL, 'test', 'queued', NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL,
   strftime('%s', 'now') - 100, NULL, NULL, 0, 0),

@@ -119,6 +119,37 @@ static void test_failed_migration_rolls_back(void **state)
 	buf_release(&err);
 }
 
+/* 0010_attempts: a job finished before it says as many runs as its stages show. */
+static void test_attempts_migration(void **state)
+{
+	struct buf err = BUF_INIT;
+	struct db db;
+	int before = 0, applied;
+
+	(void)state;
+	while (before < db_nmigrations && db_migrations[before].version < 10)
+		before++;
+	assert_true(before < db_nmigrations && db_migrations[before].version == 10);
+	assert_int_equal(db_open(&db, ":memory:", &err), 0);
+	assert_int_equal(db_apply_migrations(&db, db_migrations, before, &applied, &err), 0);
+	assert_int_equal(db_exec(&db,
+		"INSERT INTO bugs (id) VALUES (1);"
+		"INSERT INTO jobs (id, bug_id, state, verdict, attempts) VALUES"
+		" (1, 1, 'done', 'pass', 0), (2, 1, 'done', 'fail', 1), (3, 1, 'queued', NULL, 1),"
+		" (4, 1, 'cancelled', NULL, 0);"
+		"INSERT INTO job_stages (job_id, attempt, variant, stage, started_at) VALUES"
+		" (1, 1, 'patched', 'build', 1), (2, 1, 'patched', 'build', 1),"
+		" (2, 2, 'patched', 'build', 2), (3, 1, 'patched', 'build', 1);"), 0);
+	assert_int_equal(db_migrate(&db, &applied, &err), 0);
+	assert_int_equal(count_rows(&db, "SELECT attempts FROM jobs WHERE id = 1"), 1);
+	assert_int_equal(count_rows(&db, "SELECT attempts FROM jobs WHERE id = 2"), 2);
+	/* a queued job is between runs: its count is already right */
+	assert_int_equal(count_rows(&db, "SELECT attempts FROM jobs WHERE id = 3"), 1);
+	assert_int_equal(count_rows(&db, "SELECT attempts FROM jobs WHERE id = 4"), 0);
+	db_close(&db);
+	buf_release(&err);
+}
+
 DB_SQL(sql_test_count, "SELECT count(*) FROM jobs WHERE state = ?");
 
 static void test_statement_cache(void **state)
@@ -152,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_newer_database_refused),
 		cmocka_unit_test(test_failed_migration_rolls_back),
 		cmocka_unit_test(test_statement_cache),
+		cmocka_unit_test(test_attempts_migration),
 	};
 	return cmocka_run_group_tests_name("db", tests, setup, teardown);
 }

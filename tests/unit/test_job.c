@@ -138,8 +138,9 @@ static void test_lost_lease_is_reclaimed(void **state)
 	assert_int_equal(job_renew(&ja, &a, 60, &cancel), -1);
 	assert_int_equal(job_finish(&ja, &a, &out, 3), -1);
 	assert_int_equal(job_finish(&jb, &b, &out, 3), 0);
-	assert_int_equal(query_int(&a, "SELECT verdict = 'pass' AND attempts = 1 FROM jobs"
-				   " WHERE id = ?", id), 1);
+	/* two runs: the lost one and the one that gave the verdict */
+	assert_int_equal(query_int(&a, "SELECT attempts FROM jobs WHERE id = ?", id), 2);
+	assert_int_equal(query_int(&a, "SELECT verdict = 'pass' FROM jobs WHERE id = ?", id), 1);
 	job_release(&ja);
 	job_release(&jb);
 }
@@ -159,6 +160,7 @@ static void test_infra_error_retries_then_sticks(void **state)
 	}
 	assert_int_equal(query_int(&a, "SELECT state = 'done' AND verdict = 'infra-error'"
 				   " FROM jobs WHERE id = ?", id), 1);
+	assert_int_equal(query_int(&a, "SELECT attempts FROM jobs WHERE id = ?", id), 3);
 }
 
 static void test_cancel(void **state)
@@ -178,6 +180,9 @@ static void test_cancel(void **state)
 	assert_true(cancel);
 	assert_int_equal(job_finish_cancelled(&j, &a), 0);
 	assert_int_equal(job_request_cancel(&b, running, &err), -1);
+	/* the cancelled run was one; the job cancelled in the queue never ran */
+	assert_int_equal(query_int(&a, "SELECT attempts FROM jobs WHERE id = ?", running), 1);
+	assert_int_equal(query_int(&a, "SELECT attempts FROM jobs WHERE id = ?", queued), 0);
 	job_release(&j);
 	buf_release(&err);
 }
@@ -205,6 +210,10 @@ static void test_stages_and_results(void **state)
 	assert_int_equal(query_int(&a, "SELECT count(*) FROM signatures WHERE job_id = ?", id), 1);
 	assert_int_equal(query_int(&a, "SELECT finished_at >= started_at FROM job_stages"
 				   " WHERE job_id = ?", id), 1);
+	/* finished on its first run: attempts says 1, as its stage table does */
+	assert_int_equal(query_int(&a, "SELECT j.attempts = max(s.attempt) AND j.attempts = 1"
+				   " FROM jobs j JOIN job_stages s ON s.job_id = j.id"
+				   " WHERE j.id = ?", id), 1);
 	job_release(&j);
 }
 
