@@ -281,6 +281,7 @@ struct scenario_boot {
 	int ncmdline;
 	char **tests;
 	int ntests;
+	bool *emulated;			/* per test: needs QEMU's devices or faults */
 };
 struct scenario {
 	struct scenario_boot *boots;

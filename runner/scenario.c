@@ -38,6 +38,7 @@ void scenario_release(struct scenario *sc)
 		strv_free(b->qemu, b->nqemu);
 		strv_free(b->cmdline, b->ncmdline);
 		strv_free(b->tests, b->ntests);
+		free(b->emulated);
 	}
 	if (sc) {
 		free(sc->boots);
@@ -126,8 +127,10 @@ static int parse_line(struct scenario *sc, char **tok, int n, bool *versioned, s
 			return buf_addstr(why, "timeout takes SECONDS"), -1;
 		b->timeout = (int)t;
 	} else if (!strcmp(d, "test")) {
-		if (n != 2 || !valid_name(tok[1]))
-			return buf_addstr(why, "test takes one NAME"), -1;
+		if (n < 2 || n > 3 || !valid_name(tok[1]) || (n == 3 && strcmp(tok[2], "emulated")))
+			return buf_addstr(why, "test takes one NAME and maybe \"emulated\""), -1;
+		b->emulated = xrealloc(b->emulated, (b->ntests + 1) * sizeof(*b->emulated));
+		b->emulated[b->ntests] = n == 3;
 		strv_push(&b->tests, &b->ntests, tok[1]);
 	} else if (!strcmp(d, "busybox-applets")) {
 		/* our initramfs carries only /bin/busybox and /bin/sh: nothing to do */

@@ -75,7 +75,7 @@ def parse_scenarios(path):
             elif d == "cmdline":
                 cur.cmdline.extend(args)
             elif d == "test":
-                if len(args) != 1:
+                if len(args) not in (1, 2) or args[1:] not in ([], ["emulated"]):
                     raise ValueError("%s: bad test" % where)
                 cur.tests.append(args[0])
             elif d == "timeout":
