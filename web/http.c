@@ -58,6 +58,7 @@ static const struct route routes[] = {
 	{ "GET", "/feed.atom", ROUTE_EXACT, page_feed, 0 },
 	{ "GET", "/style.css", ROUTE_EXACT, page_style, 0 },
 	{ "GET", "/healthz", ROUTE_EXACT, page_healthz, 0 },
+	{ "GET", "/artifacts/", ROUTE_PREFIX, page_artifact, 0 },
 	{ "GET", "/api/bugs", ROUTE_EXACT, api_bugs, 0 },
 	{ "GET", "/api/bugs/", ROUTE_PREFIX, api_bug, 0 },
 	{ "GET", "/api/jobs", ROUTE_EXACT, api_jobs, 0 },

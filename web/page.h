@@ -10,6 +10,7 @@
  *   page_digests.c    /digests
  *   page_static.c     /style.css (embedded), /healthz
  *   page_queue.c      queue position and estimated start/finish (pages + API)
+ *   artifacts.c       /artifacts/<token>/<name>: what a LAVA worker boots
  *   feed.c            /feed.atom
  *   api_*.c           /api/...
  *
@@ -31,6 +32,7 @@ int page_stats(struct http_request *req, struct http_response *resp);
 int page_digests(struct http_request *req, struct http_response *resp);
 int page_style(struct http_request *req, struct http_response *resp);
 int page_healthz(struct http_request *req, struct http_response *resp);
+int page_artifact(struct http_request *req, struct http_response *resp);
 int page_feed(struct http_request *req, struct http_response *resp);
 
 int api_bugs(struct http_request *req, struct http_response *resp);
