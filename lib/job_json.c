@@ -48,6 +48,28 @@ static json_object *stages(const struct job_record *rec)
 	return a;
 }
 
+static json_object *lava_jobs(const struct job_record *rec)
+{
+	json_object *a = json_object_new_array();
+
+	for (int i = 0; i < rec->nlava; i++) {
+		const struct job_record_lava *l = &rec->lava[i];
+		json_object *o = json_object_new_object();
+
+		put(o, "attempt", json_object_new_int(l->attempt));
+		put(o, "variant", json_object_new_string(l->variant));
+		put(o, "boot", json_object_new_string(l->boot));
+		put(o, "lava_id", int_or_null(l->lava_id));
+		put(o, "url", str_or_null(l->url));
+		put(o, "state", json_object_new_string(l->state));
+		put(o, "health", str_or_null(l->health));
+		put(o, "device", str_or_null(l->device));
+		put(o, "outcome", str_or_null(l->outcome));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static json_object *tests(const struct job_record *rec)
 {
 	json_object *a = json_object_new_array();
@@ -145,5 +167,6 @@ json_object *job_record_json(const struct job_record *rec)
 	put(o, "test_results", tests(rec));
 	put(o, "signatures", signatures(rec));
 	put(o, "logs", logs(rec));
+	put(o, "lava_jobs", lava_jobs(rec));
 	return o;
 }

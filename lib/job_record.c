@@ -28,6 +28,9 @@ DB_SQL(sql_jr_stages,
 DB_SQL(sql_jr_tests,
        "SELECT id, variant, name, status, runs, failures, diagnostics, change"
        " FROM test_results WHERE job_id = ? ORDER BY variant DESC, name");
+DB_SQL(sql_jr_lava,
+       "SELECT attempt, ifnull(lava_id, 0), variant, boot, state, url, health, device, outcome"
+       " FROM lava_jobs WHERE job_id = ? ORDER BY id");
 DB_SQL(sql_jr_sigs,
        "SELECT variant, kind, title, frames, hash FROM signatures WHERE job_id = ?"
        " ORDER BY variant DESC, id");
@@ -175,6 +178,21 @@ static void fill_sig(sqlite3_stmt *st, void *elem)
 	s->hash = col_dup(st, 4);
 }
 
+static void fill_lava(sqlite3_stmt *st, void *elem)
+{
+	struct job_record_lava *l = elem;
+
+	l->attempt = sqlite3_column_int(st, 0);
+	l->lava_id = sqlite3_column_int64(st, 1);
+	l->variant = col_dup(st, 2);
+	l->boot = col_dup(st, 3);
+	l->state = col_dup(st, 4);
+	l->url = col_str(st, 5);
+	l->health = col_str(st, 6);
+	l->device = col_str(st, 7);
+	l->outcome = col_str(st, 8);
+}
+
 /* The parts flags asks for; -1 on a database error (what was read stays, for release). */
 static int load_parts(struct db *db, unsigned flags, struct job_record *rec)
 {
@@ -198,6 +216,12 @@ static int load_parts(struct db *db, unsigned flags, struct job_record *rec)
 		ret |= load_rows(db, sql_jr_sigs, rec->id, sizeof(*rec->sigs), fill_sig,
 				 &v, &rec->nsigs);
 		rec->sigs = v;
+	}
+	if (!ret && (flags & JOB_LOAD_LAVA)) {
+		v = NULL;
+		ret |= load_rows(db, sql_jr_lava, rec->id, sizeof(*rec->lava), fill_lava,
+				 &v, &rec->nlava);
+		rec->lava = v;
 	}
 	if (!ret && (flags & JOB_LOAD_LOGS))
 		job_logs_list(rec->log_dir, &rec->logs, &rec->nlogs);
@@ -245,6 +269,18 @@ void job_record_release(struct job_record *rec)
 		free(s->frames);
 		free(s->hash);
 	}
+	for (int i = 0; i < rec->nlava; i++) {
+		struct job_record_lava *l = &rec->lava[i];
+
+		free(l->variant);
+		free(l->boot);
+		free(l->state);
+		free(l->url);
+		free(l->health);
+		free(l->device);
+		free(l->outcome);
+	}
+	free(rec->lava);
 	free(rec->stages);
 	free(rec->tests);
 	free(rec->sigs);

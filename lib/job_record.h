@@ -29,8 +29,10 @@ enum {
 	JOB_LOAD_SIGS = 1 << 2,		/* signatures */
 	JOB_LOAD_LOGS = 1 << 3,		/* the servable log files in log_dir (job_logs.h) */
 	JOB_LOAD_CONTENT = 1 << 4,	/* the candidate's patch text */
+	JOB_LOAD_LAVA = 1 << 5,		/* the LAVA jobs its boots became, in order */
 	/* everything job_record_json() shows */
-	JOB_LOAD_DOC = JOB_LOAD_STAGES | JOB_LOAD_TESTS | JOB_LOAD_SIGS | JOB_LOAD_LOGS,
+	JOB_LOAD_DOC = JOB_LOAD_STAGES | JOB_LOAD_TESTS | JOB_LOAD_SIGS | JOB_LOAD_LOGS |
+		       JOB_LOAD_LAVA,
 };
 
 struct job_record_stage {
@@ -51,6 +53,15 @@ struct job_record_test {
 
 struct job_record_sig {
 	char *variant, *kind, *title, *frames, *hash;
+};
+
+/* One boot in a LAVA lab ([runner] backend = lava). */
+struct job_record_lava {
+	int attempt;
+	long long lava_id;		/* 0: not submitted (LAVA did not answer) */
+	char *variant, *boot;		/* boot: "all", or "all/sr-capacity" for a re-run */
+	char *state;			/* LAVA's state, or "waiting" */
+	char *url, *health, *device, *outcome;	/* NULL where unknown yet */
 };
 
 /* The candidate's facts; all "" and 0 for a job without a patch. */
@@ -81,6 +92,8 @@ struct job_record {
 	int nsigs;
 	char **logs;			/* file names, sorted */
 	int nlogs;
+	struct job_record_lava *lava;	/* in the order they were made */
+	int nlava;
 };
 
 #define JOB_RECORD_INIT { 0 }

@@ -33,8 +33,8 @@ DB_SQL(sql_tr_has_retest,
        "SELECT 1 FROM jobs WHERE kind = 'retest' AND (parent_id = ?1"
        " OR (candidate_id = ?2 AND state IN ('queued', 'running')))");
 
-/* What triage reads of a job: the row, its test results and signatures. */
-#define TRIAGE_LOAD (JOB_LOAD_TESTS | JOB_LOAD_SIGS)
+/* What triage reads of a job: the row, its test results and signatures (and LAVA jobs, for the comment). */
+#define TRIAGE_LOAD (JOB_LOAD_TESTS | JOB_LOAD_SIGS | JOB_LOAD_LAVA)
 
 static bool ran_suite(const char *verdict)
 {

@@ -228,6 +228,40 @@ static void run_line(const struct job_record *r, struct buf *out)
 	buf_addstr(out, "\n");
 }
 
+/*
+ * Where the suite booted in a LAVA lab: one line per suite boot of the last
+ * attempt (the patched kernel, the baseline), with its LAVA job's URL;
+ * re-runs of failing tests are counted, their URLs are on the job page.
+ */
+static void lava_lines(const struct job_record *r, struct buf *out)
+{
+	int last = 0, reruns = 0;
+
+	for (int i = 0; i < r->nlava; i++)
+		if (r->lava[i].attempt > last)
+			last = r->lava[i].attempt;
+	for (int i = 0; i < r->nlava; i++) {
+		const struct job_record_lava *l = &r->lava[i];
+		if (l->attempt != last || !l->url)
+			continue;
+		if (strchr(l->boot, '/')) {
+			reruns++;
+			continue;
+		}
+		buf_addf(out, "%-10s", "LAVA:");
+		triage_add_clean(out, l->url, 200);
+		buf_addf(out, " (%s", l->variant);
+		if (l->device) {
+			buf_addstr(out, " on ");
+			triage_add_clean(out, l->device, 60);
+		}
+		buf_addstr(out, ")\n");
+	}
+	if (reruns)
+		buf_addf(out, "%-10s%d more LAVA job%s re-ran failing tests (see the job page)\n",
+			 "", reruns, reruns > 1 ? "s" : "");
+}
+
 static void facts(const struct cm_job *j, struct buf *out)
 {
 	const struct job_record *r = j->rec;
@@ -253,6 +287,7 @@ static void facts(const struct cm_job *j, struct buf *out)
 	}
 	buf_addstr(out, "\n");
 	run_line(r, out);
+	lava_lines(r, out);
 	if (detail[0] && !strcmp(j->verdict, "apply-failed")) {
 		triage_add_rejected(out, detail);
 	} else if (detail[0] && strcmp(j->verdict, "pass")) {

@@ -37,6 +37,10 @@ DB_SQL(sql_job_stages,
        "SELECT attempt, variant, stage, started_at, finished_at, status, ifnull(detail, '')"
        " FROM job_stages WHERE job_id = ? ORDER BY id");
 DB_SQL(sql_job_log_dir, "SELECT ifnull(log_dir, '') FROM jobs WHERE id = ?");
+DB_SQL(sql_job_lava,
+       "SELECT attempt, variant, boot, ifnull(lava_id, 0), ifnull(url, ''), state,"
+       " ifnull(health, ''), ifnull(device, ''), ifnull(outcome, '')"
+       " FROM lava_jobs WHERE job_id = ? ORDER BY id");
 
 static int serve_log(struct http_request *req, struct http_response *resp,
 		     sqlite3_int64 id, const char *name)
@@ -229,6 +233,61 @@ static int stages(struct db *db, sqlite3_int64 id, struct buf *out, double now)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* A link to a LAVA job's page; only http(s) URLs become links. */
+static void lava_link(struct buf *out, long long lava_id, const char *url)
+{
+	if (!lava_id) {
+		buf_addstr(out, "not submitted yet");
+		return;
+	}
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
+		buf_addf(out, "LAVA job %lld", lava_id);
+		return;
+	}
+	buf_addstr(out, "<a href=\"");
+	html_attr(out, url);
+	buf_addf(out, "\">LAVA job %lld</a>", lava_id);
+}
+
+/* The boots that ran in a LAVA lab ([runner] backend = lava), if any. */
+static int lava_jobs(struct db *db, sqlite3_int64 id, struct buf *out)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_job_lava);
+	int rc, n = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!n++)
+			buf_addstr(out, "<section>\n<h2>LAVA jobs</h2>\n<table class=\"lava\">\n"
+				   "<thead><tr><th>Attempt</th><th>Variant</th><th>Boot</th>"
+				   "<th>LAVA job</th><th>State</th><th>Device</th><th>Outcome</th>"
+				   "</tr></thead>\n<tbody>\n");
+		buf_addf(out, "<tr><td class=\"num\">%d</td><td>", sqlite3_column_int(st, 0));
+		html_txt(out, db_col_text(st, 1));
+		buf_addstr(out, "</td><td>");
+		html_txt(out, db_col_text(st, 2));
+		buf_addstr(out, "</td><td>");
+		lava_link(out, sqlite3_column_int64(st, 3), db_col_text(st, 4));
+		buf_addstr(out, "</td><td>");
+		html_txt(out, db_col_text(st, 5));
+		if (*db_col_text(st, 6)) {
+			buf_addstr(out, ", ");
+			html_txt(out, db_col_text(st, 6));
+		}
+		buf_addstr(out, "</td><td>");
+		html_txt(out, db_col_text(st, 7));
+		buf_addstr(out, "</td><td>");
+		html_txt(out, db_col_text(st, 8));
+		buf_addstr(out, "</td></tr>\n");
+	}
+	sqlite3_reset(st);
+	if (n)
+		buf_addstr(out, "</tbody>\n</table>\n</section>\n");
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 static int tests(struct db *db, sqlite3_int64 id, struct buf *out)
 {
 	int n, ret;
@@ -316,8 +375,8 @@ static int show(struct http_request *req, struct http_response *resp, sqlite3_in
 	}
 	log_dir = xstrdup(db_col_text(st, 13));
 	sqlite3_reset(st);
-	if (stages(req->db, id, out, (double)now) || tests(req->db, id, out) ||
-	    signatures(req->db, id, out)) {
+	if (stages(req->db, id, out, (double)now) || lava_jobs(req->db, id, out) ||
+	    tests(req->db, id, out) || signatures(req->db, id, out)) {
 		free(log_dir);
 		return error("http: job %lld: %s", (long long)id, db_errmsg(req->db));
 	}
