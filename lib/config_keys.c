@@ -121,6 +121,9 @@ const struct config_key config_keys[] = {
 	  "seconds a claim is held without renewal" },
 	{ "runner", "max_attempts", CONF_INT, "3", NULL, 0,
 	  "tries of a job that ends in infra-error or a lost lease" },
+	{ "runner", "coverage", CONF_BOOL, "true", NULL, 0,
+	  "build a patch's kernel with gcov for drivers/scsi and say whether the suite ran"
+	  " its changed lines (a pass that did not is \"pass (not reached)\")" },
 	{ "runner", "flake_retries", CONF_INT, "2", NULL, 0,
 	  "extra runs of a failing test before it counts as failed" },
 	{ "runner", "kernel_source", CONF_STR, "/usr/src/linux-source-6.1.tar.xz", NULL, 0,

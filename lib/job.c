@@ -64,6 +64,8 @@ DB_SQL(sql_job_done,
        " runner = NULL, lease_expires = NULL, stage = NULL, attempts = attempts + 1,"
        " progress = 'done: ' || ?1"
        " WHERE id = ?8 AND runner = ?9 AND state = 'running'");
+DB_SQL(sql_job_reach,
+       "UPDATE jobs SET reach_changed = ?1, reach_reached = ?2, reach = ?3 WHERE id = ?4");
 DB_SQL(sql_job_clear_results,
        "DELETE FROM test_results WHERE job_id = ?");
 DB_SQL(sql_job_clear_sigs,
@@ -373,6 +375,22 @@ static int retry_job(const struct job *job, struct db *db, const struct job_outc
 	return db_step_done(db, st);
 }
 
+/* The reach columns: NULL unless the run measured it. */
+static int set_reach(const struct job *job, struct db *db, const struct job_outcome *out)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_job_reach);
+
+	if (!st)
+		return -1;
+	if (out->reach) {
+		sqlite3_bind_int(st, 1, out->reach_changed);
+		sqlite3_bind_int(st, 2, out->reach_reached);
+	}
+	db_bind_text(st, 3, out->reach);
+	sqlite3_bind_int64(st, 4, job->id);
+	return db_step_done(db, st);
+}
+
 static int mark_done(const struct job *job, struct db *db, const struct job_outcome *out)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_job_done);
@@ -402,7 +420,8 @@ int job_finish(const struct job *job, struct db *db, const struct job_outcome *o
 		if (retry_job(job, db, out))
 			goto fail;
 	} else {
-		if (clear_results(job, db) || add_results(job, db, out) || mark_done(job, db, out))
+		if (clear_results(job, db) || add_results(job, db, out) || set_reach(job, db, out) ||
+		    mark_done(job, db, out))
 			goto fail;
 	}
 	if (sqlite3_changes(db->h) != 1) {

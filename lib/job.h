@@ -106,6 +106,9 @@ struct job_outcome {
 	int ntests;
 	const struct job_signature *sigs;
 	int nsigs;
+	/* Reach of the patch's changed lines (runner/coverage.c); reach NULL: not measured. */
+	const char *reach;
+	int reach_changed, reach_reached;
 };
 
 /*

@@ -28,6 +28,21 @@ static void put(json_object *o, const char *key, json_object *v)
 	json_object_object_add(o, key, v);
 }
 
+/* {"changed_lines", "reached_lines", "summary", "not_reached"}, or null: not measured. */
+static json_object *reach(const struct job_record *rec)
+{
+	json_object *o;
+
+	if (!rec->reach)
+		return NULL;
+	o = json_object_new_object();
+	put(o, "changed_lines", json_object_new_int(rec->reach_changed));
+	put(o, "reached_lines", json_object_new_int(rec->reach_reached));
+	put(o, "summary", json_object_new_string(rec->reach));
+	put(o, "not_reached", json_object_new_boolean(job_record_not_reached(rec)));
+	return o;
+}
+
 static json_object *stages(const struct job_record *rec)
 {
 	json_object *a = json_object_new_array();
@@ -157,6 +172,7 @@ json_object *job_record_json(const struct job_record *rec)
 	put(o, "verdict", str_or_null(rec->verdict));
 	put(o, "change", str_or_null(rec->change));
 	put(o, "verdict_detail", str_or_null(rec->verdict_detail));
+	put(o, "reach", reach(rec));
 	put(o, "accel", str_or_null(rec->accel));
 	put(o, "kernel_version", str_or_null(rec->kernel_version));
 	put(o, "created_at", json_object_new_int64(rec->created_at));

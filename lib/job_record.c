@@ -20,7 +20,8 @@ DB_SQL(sql_jr_job,
        " j.reported, j.verdict, j.change, j.verdict_detail, j.accel, j.kernel_version,"
        " j.log_dir, j.created_at, j.started_at, j.finished_at, IFNULL(c.name, ''),"
        " IFNULL(c.kind, ''), IFNULL(c.sha256, ''), IFNULL(c.patch_count, 0),"
-       " CASE WHEN ?2 THEN c.content END"
+       " CASE WHEN ?2 THEN c.content END, j.reach, IFNULL(j.reach_changed, 0),"
+       " IFNULL(j.reach_reached, 0)"
        " FROM jobs j LEFT JOIN candidates c ON c.id = j.candidate_id WHERE j.id = ?1");
 DB_SQL(sql_jr_stages,
        "SELECT attempt, variant, stage, started_at, finished_at, status, detail"
@@ -91,6 +92,9 @@ static void fill_row(sqlite3_stmt *st, sqlite3_int64 id, struct job_record *rec)
 	rec->created_at = sqlite3_column_int64(st, 20);
 	rec->started_at = sqlite3_column_int64(st, 21);
 	rec->finished_at = sqlite3_column_int64(st, 22);
+	rec->reach = col_str(st, 28);
+	rec->reach_changed = sqlite3_column_int(st, 29);
+	rec->reach_reached = sqlite3_column_int(st, 30);
 }
 
 /* 1 loaded, 0 no such job, -1 error. */
@@ -301,7 +305,14 @@ void job_record_release(struct job_record *rec)
 	free(rec->accel);
 	free(rec->kernel_version);
 	free(rec->log_dir);
+	free(rec->reach);
 	memset(rec, 0, sizeof(*rec));
+}
+
+bool job_record_not_reached(const struct job_record *rec)
+{
+	return rec->verdict && !strcmp(rec->verdict, "pass") && rec->reach &&
+	       rec->reach_changed > 0 && rec->reach_reached == 0;
 }
 
 bool job_record_ran(const struct job_record *rec, const char *variant)

@@ -82,6 +82,9 @@ struct job_record {
 	char *stage, *progress, *runner, *verdict, *change, *verdict_detail, *accel,
 	     *kernel_version, *log_dir;
 	long long created_at, started_at, finished_at;
+	/* Did the run execute the patch's changed lines?  reach NULL: not measured. */
+	char *reach;
+	int reach_changed, reach_reached;
 	struct job_record_candidate cand;
 
 	struct job_record_stage *stages;	/* in the order they ran */
@@ -114,6 +117,13 @@ static inline const char *job_str(const char *s) { return s ? s : ""; }
 bool job_record_ran(const struct job_record *rec, const char *variant);
 /* Did a test of variant fail, or did it show a signature?  (needs TESTS and SIGS) */
 bool job_record_failed(const struct job_record *rec, const char *variant);
+
+/*
+ * A pass that never executed any of the patch's changed lines (measured:
+ * reach_changed > 0, reach_reached 0): "pass (not reached)", which says
+ * nothing about the patch and never counts as a fix.
+ */
+bool job_record_not_reached(const struct job_record *rec);
 
 /* --- job_json.c -------------------------------------------------------- */
 

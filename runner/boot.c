@@ -172,6 +172,8 @@ int boot_suite(struct run *r, struct variant *v)
 		int rc = boot_once(r, v, sb, NULL, 0, &k, &console, &cut);
 		const char *missing = cut ? CUT : CRASHED;
 
+		if (!rc && v->coverage)
+			coverage_collect(r, v, &console);
 		if (!rc) {
 			if (!k.seen_version || !k.ntests) {
 				stage_fail(v, "fail", cut ? "the guest flooded its console and its"

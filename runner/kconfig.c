@@ -132,9 +132,12 @@ static int stage_fragments(struct run *r, struct variant *v, struct buf *all, ch
 			   int *n)
 {
 	const char *variant = cfg_str("runner.config_variant");
-	const char *want[] = { "base", strcmp(variant, "base") ? variant : NULL };
+	const char *want[] = { "base", strcmp(variant, "base") ? variant : NULL,
+			       v->coverage ? "gcov" : NULL };
 
-	for (int i = 0; i < 2 && want[i]; i++) {
+	for (int i = 0; i < 3; i++) {
+		if (!want[i])
+			continue;
 		struct buf src = BUF_INIT, dst = BUF_INIT, text = BUF_INIT;
 		int fd;
 		buf_addf(&src, "%s/configs/%s.config", r->patches_dir, want[i]);
@@ -204,13 +207,13 @@ int kconfig_configure(struct run *r, struct variant *v, struct buf *why)
 	const char *tiny[] = { "make", "O=out", "ARCH=x86_64", "tinyconfig", NULL };
 	const char *olddef[] = { "make", "O=out", "ARCH=x86_64", "olddefconfig", NULL };
 	/* merge_config.sh makes its temporary files in the current directory */
-	const char *merge[8] = { "bash", "../scripts/kconfig/merge_config.sh", "-m", "-O", ".",
-				 ".config" };
+	const char *merge[10] = { "bash", "../scripts/kconfig/merge_config.sh", "-m", "-O", ".",
+				  ".config" };
 
 	buf_addf(&log_path, "%s/%s-configure.log", v->logs, v->name);
 	if (stage_fragments(r, v, &frags, &names, &nnames))
 		goto out;
-	for (int i = 0; i < nnames && i < 2; i++)
+	for (int i = 0; i < nnames && i < 3; i++)
 		merge[6 + i] = names[i];
 	if ((rc = sandboxed_make(r, v, tiny, false, log_path.ptr)) ||
 	    (rc = sandboxed_make(r, v, merge, true, log_path.ptr)) ||

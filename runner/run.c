@@ -163,6 +163,10 @@ static int do_apply(struct run *r, struct variant *v)
 		if (!strncmp(base, "Kconfig", 7) || strstr(cand[i], "configs/"))
 			v->kconfig_touched = true;
 	}
+	v->cand_files = cand;		/* coverage.c measures what they changed */
+	v->ncand_files = ncand;
+	cand = NULL;
+	ncand = 0;
 	ret = 0;
 out:
 	strv_free(cand, ncand);
@@ -181,7 +185,7 @@ static int do_build(struct run *r, struct variant *v)
 	 * The seed's .config came from the same fragments on the same Kconfig
 	 * files; unless the patch changed a Kconfig file, it is still right.
 	 */
-	if (v->seeded && !v->kconfig_touched)
+	if (v->seeded && !v->kconfig_touched && !v->coverage)
 		rc = kconfig_check(r, v, &why);
 	else
 		rc = kconfig_configure(r, v, &why);
@@ -218,6 +222,8 @@ static int run_variant(struct run *r, struct variant *v)
 			boot_summarise(v);
 		return v->verdict ? 0 : -1;
 	}
+	if (v->coverage)
+		coverage_measure(r, v);
 	if (boot_reruns(r, v))
 		return -1;
 	boot_summarise(v);
@@ -328,6 +334,11 @@ static int report(struct run *r, struct variant *patched, struct variant *base)
 	out.ntests = nt;
 	out.sigs = sigs;
 	out.nsigs = ns;
+	if (!r->infra.len && patched->reach_measured) {
+		out.reach = patched->reach.summary.ptr;
+		out.reach_changed = patched->reach.changed;
+		out.reach_reached = patched->reach.reached;
+	}
 	stage_begin(r, patched, "report");
 	ret = job_finish(r->job, r->db, &out, cfg_int("runner.max_attempts"));
 	free(tests);
@@ -354,6 +365,7 @@ static void variant_init(struct run *r, struct variant *v, const char *name, int
 	v->out = buf_detach(&b, NULL);
 	v->logs = r->logs;
 	v->problems = xcalloc(1, sizeof(*v->problems));
+	reach_init(&v->reach);
 }
 
 static void variant_release(struct variant *v)
@@ -366,6 +378,8 @@ static void variant_release(struct variant *v)
 	vtests_free(v->tests, v->ntests);
 	logscan_release(v->problems);
 	free(v->problems);
+	strv_free(v->cand_files, v->ncand_files);
+	reach_release(&v->reach);
 }
 
 static void run_release(struct run *r)
@@ -500,6 +514,8 @@ int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop)
 	if (run_setup(&r) || prepare(&r))
 		goto report;
 	variant_init(&r, &patched, "patched", r.npatches);
+	/* reach: gcov for the patched build of a patch (issue 15) */
+	patched.coverage = cfg_bool("runner.coverage") && r.npatches > 0;
 	if (run_variant(&r, &patched) && !r.infra.len && !r.cancel)
 		buf_addstr(&r.infra, "run ended without a verdict");
 	cleanup(&r, &patched);

@@ -22,6 +22,8 @@
  *   ktap.c       KTAP parser (pure)
  *   logscan.c    kernel problems in the console log -> signatures (pure)
  *   verdict.c    flake counting, the verdict and what changed (pure)
+ *   coverage.c   reach: the guest's gcov data, the patch's changed lines,
+ *                which of them ran (pure parts); reach.c runs diff and gcov
  *
  * A struct run is one job in progress; struct variant one of its trees.
  * Everything a stage writes lives under the job's directory in the cache;
@@ -94,6 +96,15 @@ int sandbox_give(const char *path);
 /* ---- the job in progress ---- */
 struct run;
 
+/* How much of the candidate's change the run executed (coverage.c). */
+struct reach {
+	int changed, reached;		/* executable changed lines, of those executed */
+	struct buf unreached_funcs;	/* "sd_eh_action (sd.c), ..." */
+	struct buf not_measured;	/* files gcov cannot see, with why */
+	struct buf log;			/* one line per counted line */
+	struct buf summary;		/* the verdict's line */
+};
+
 struct variant {
 	struct run *run;
 	const char *name;		/* "patched" or "baseline" */
@@ -113,6 +124,13 @@ struct variant {
 	int ntests;
 	struct logscan_result *problems;
 	bool from_cache;		/* baseline results came from baseline_runs */
+	/* reach (coverage.c): only the patched variant, with [runner] coverage */
+	bool coverage;			/* built with configs/gcov.config */
+	char **cand_files;		/* files the candidate touched */
+	int ncand_files;
+	int gcda_files;			/* gcov files the guest handed back */
+	bool reach_measured;
+	struct reach reach;
 };
 
 struct patch_item {
@@ -322,6 +340,33 @@ int qemu_pick_accel(struct run *r, const char *kernel, const char *initrd);
  * or the console log could not be written (r->infra says which).
  */
 int qemu_boot(struct run *r, struct boot *b, struct buf *console);
+
+/* ---- coverage.c, reach.c ---- */
+struct gcda_blob {
+	char *path;			/* "drivers/scsi/sd.gcda" */
+	unsigned char *data;
+	size_t len;
+};
+/* Pure: the "#bbgcov" blocks of a console (suite/bbgcov.c); bad ones are skipped. */
+int coverage_blobs(const char *text, size_t len, struct gcda_blob **out, int *n);
+void coverage_blobs_free(struct gcda_blob *b, int n);
+/* Write the console's gcov data into v->out (after the full-suite boot). */
+int coverage_collect(struct run *r, struct variant *v, const struct buf *console);
+struct changed_line {
+	int line;			/* in the new file */
+	bool deletion;			/* lines were deleted just before it */
+};
+/* Pure: the lines a `diff -U0` changes in the new file. */
+int coverage_changed_lines(const char *diff, struct changed_line **out, int *n);
+/* Pure: add file's changed lines to acc from gcov's JSON; -1 if the JSON lacks the file. */
+int coverage_reach_file(const char *file, const char *json, const struct changed_line *cl,
+			int ncl, struct reach *acc);
+/* Pure: acc->summary from the counts. */
+void coverage_summary(struct reach *acc);
+void reach_init(struct reach *acc);
+void reach_release(struct reach *acc);
+/* After the patched variant's suite: v->reach (reach.c). */
+int coverage_measure(struct run *r, struct variant *v);
 
 /* ---- ktap.c (pure) ---- */
 enum ktap_status { KTAP_PASS, KTAP_FAIL, KTAP_SKIP };

@@ -61,7 +61,8 @@ static void job_fact(const struct job_record *j, struct triage_fact *f)
 		return;
 	}
 	f->patched_ran = ran_suite(verdict);
-	f->patched_passed = !strcmp(verdict, "pass");
+	/* a pass that never executed the patch's lines is no evidence for it */
+	f->patched_passed = !strcmp(verdict, "pass") && !job_record_not_reached(j);
 	/*
 	 * The baseline's own rows say whether it failed; the job's change
 	 * cannot, since a regression elsewhere outranks a fix there

@@ -146,7 +146,11 @@ static void headline(const struct cm_job *j, struct buf *out)
 	struct buf names = BUF_INIT;
 	const char *v = j->verdict, *base = j->rec->base;
 
-	if (!strcmp(v, "apply-failed")) {
+	if (job_record_not_reached(j->rec)) {
+		/* before any FAIL->PASS: a pass that never ran the patch proves nothing */
+		buf_addf(out, "PASS (not reached): the suite never executed the lines this %s"
+			 " changes, so the pass says nothing about it", patch_word(j));
+	} else if (!strcmp(v, "apply-failed")) {
 		buf_addf(out, "APPLY FAILED: this %s does not apply to %s", patch_word(j), base);
 	} else if (!strcmp(v, "build-failed")) {
 		buf_addf(out, "BUILD FAILED: the kernel does not build with this %s", patch_word(j));
@@ -288,6 +292,11 @@ static void facts(const struct cm_job *j, struct buf *out)
 	buf_addstr(out, "\n");
 	run_line(r, out);
 	lava_lines(r, out);
+	if (r->reach) {
+		buf_addf(out, "%-10s", "Reach:");
+		triage_add_clean(out, r->reach, 300);
+		buf_addstr(out, "\n");
+	}
 	if (detail[0] && !strcmp(j->verdict, "apply-failed")) {
 		triage_add_rejected(out, detail);
 	} else if (detail[0] && strcmp(j->verdict, "pass")) {

@@ -30,7 +30,8 @@ DB_SQL(sql_job_get,
        "SELECT ifnull(j.bug_id, 0), j.kind, j.base, j.state, j.stage, j.progress, j.runner,"
        " j.attempts, j.verdict, j.change, j.verdict_detail, j.accel, j.kernel_version,"
        " j.log_dir, j.created_at, j.started_at, j.finished_at, j.candidate_id,"
-       " j.with_baseline, j.patch_count, ifnull(c.name, ''), ifnull(b.summary, '')"
+       " j.with_baseline, j.patch_count, ifnull(c.name, ''), ifnull(b.summary, ''),"
+       " ifnull(j.reach, ''), j.verdict = 'pass' AND j.reach_changed > 0 AND j.reach_reached = 0"
        " FROM jobs j LEFT JOIN candidates c ON c.id = j.candidate_id"
        " LEFT JOIN bugs b ON b.id = j.bug_id WHERE j.id = ?");
 DB_SQL(sql_job_stages,
@@ -137,6 +138,8 @@ static void facts(struct buf *out, sqlite3_stmt *st, sqlite3_int64 id, time_t no
 
 	buf_addf(out, "<h1>Job %lld ", (long long)id);
 	page_verdict(out, db_col_text(st, 8));
+	if (sqlite3_column_int(st, 23))	/* the pass never ran the patch: say so */
+		buf_addstr(out, " (not reached)");
 	buf_addstr(out, "</h1>\n<table class=\"facts\">\n");
 	if (bug) {
 		buf_addstr(out, "<tr><th>Bug</th><td>");
@@ -174,6 +177,7 @@ static void facts(struct buf *out, sqlite3_stmt *st, sqlite3_int64 id, time_t no
 		buf_addf(out, "<tr><th>Attempts</th><td>%d</td></tr>\n", sqlite3_column_int(st, 7));
 	fact(out, "Change", db_col_text(st, 9));
 	fact(out, "Detail", db_col_text(st, 10));
+	fact(out, "Reach", db_col_text(st, 22));
 	fact(out, "Acceleration", db_col_text(st, 11));
 	fact(out, "Kernel", db_col_text(st, 12));
 	if (sqlite3_column_int(st, 18))

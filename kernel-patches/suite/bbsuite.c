@@ -355,6 +355,8 @@ int main(int argc, char **argv)
 		}
 	}
 	diag("bbsuite: %zu tests, %zu not ok, %.2f s", nrun, nfail, now() - t0);
+	if (!only)
+		gcov_dump();	/* a kernel with gcov: which lines the suite ran */
 	fflush(stdout);
 	return nfail ? 1 : 0;
 }

@@ -16,6 +16,7 @@
  *   t_sd.c        sd-* tests (scsi_debug and QEMU scsi-hd behind blkdebug)
  *   t_sr.c        sr-* tests (QEMU scsi-cd behind blkdebug)
  *   t_lying.c     lying-device-* tests (the scsi_bbtest harness driver)
+ *   bbgcov.c      after the suite, the kernel's gcov data for drivers/scsi
  *
  * Test contract: a test function returns 0 (ok) or -1 (not ok) after calling
  * fail() with the reason; diag() adds "# " lines.  A test never decides its
@@ -121,6 +122,9 @@ struct sgio_result {
 int sgio(int fd, const unsigned char *cdb, int cdb_len, void *buf,
 	 size_t len, struct sgio_result *res);
 bool sense_info(const unsigned char *sense, int len, uint64_t *info);
+
+/* bbgcov.c: print drivers/scsi's gcov data on the console (gcov kernels) */
+void gcov_dump(void);
 
 /* bbutil.c: run a program, wait, return its exit status or -1 */
 int run_prog(const char *const argv[]);

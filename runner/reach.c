@@ -1,0 +1,140 @@
+/*
+ * reach: coverage_measure(), the part of coverage.c's work that runs
+ * programs: `diff -U0` of each file the candidate touched against the
+ * pristine base, and gcov (sandboxed: its input comes from the patched
+ * build and the patched kernel) on the C files of drivers/scsi.  The pure
+ * parsing and counting are coverage.c's.
+ */
+#include "runner.h"
+#include "xalloc.h"
+#include "config.h"
+#include "log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* drivers/scsi/NAME.c, not in a subdirectory: what the harness profiles. */
+static bool profiled(const char *file)
+{
+	size_t n = strlen(file), d = strlen("drivers/scsi/");
+
+	return n > d + 2 && !strncmp(file, "drivers/scsi/", d) && !strchr(file + d, '/') &&
+	       !strcmp(file + n - 2, ".c");
+}
+
+static bool is_code(const char *file)
+{
+	size_t n = strlen(file);
+
+	return n > 2 && (!strcmp(file + n - 2, ".c") || !strcmp(file + n - 2, ".h") ||
+			 !strcmp(file + n - 2, ".S"));
+}
+
+static void not_measured(struct reach *acc, const char *file, const char *why)
+{
+	buf_addf(&acc->not_measured, "%s%s (%s)", acc->not_measured.len ? ", " : "", file, why);
+}
+
+/* `diff -U0 base/file tree/file` into *out; 1 when they differ, 0 same, -1 error. */
+static int diff_file(struct run *r, struct variant *v, const char *file, struct buf *out)
+{
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	const char *argv[] = { "diff", "-U0", NULL, NULL, NULL };
+	struct child ch = CHILD_INIT;
+	int ret = -1;
+
+	buf_addf(&a, "%s/%s", r->base_tree, file);
+	buf_addf(&b, "%s/%s", v->tree, file);
+	argv[2] = a.ptr;
+	argv[3] = b.ptr;
+	ch.argv = argv;
+	ch.capture = out;
+	ch.timeout = 60;
+	if (!stage_child(r, &ch) && (ch.exit_code == 0 || ch.exit_code == 1))
+		ret = ch.exit_code;
+	buf_release(&a);
+	buf_release(&b);
+	return ret;
+}
+
+/* gcov's JSON for file, run in the build sandbox; 0 with it in *json. */
+static int run_gcov(struct run *r, struct variant *v, const char *file, struct buf *json)
+{
+	struct sandbox sb = { .tree = v->tree, .out = v->out, .flags = SB_DROP };
+	struct sandbox_cmd cmd;
+	struct child ch = CHILD_INIT;
+	const char *argv[] = { "gcov", "--json-format", "--stdout", "--object-directory",
+			       "out/drivers/scsi", file, NULL };
+	int ret = -1;
+
+	sandbox_wrap(&sb, argv, &cmd);
+	ch.argv = (const char *const *)cmd.argv;
+	ch.cwd = cmd.cwd;
+	ch.clean_env = true;
+	ch.capture = json;
+	ch.timeout = 120;
+	if (!stage_child(r, &ch) && !ch.exit_code)
+		ret = 0;
+	sandbox_cmd_release(&cmd);
+	return ret;
+}
+
+static void measure_file(struct run *r, struct variant *v, const char *file, struct reach *acc)
+{
+	struct buf diff = BUF_INIT, json = BUF_INIT, gcno = BUF_INIT, gcda = BUF_INIT;
+	struct changed_line *cl = NULL;
+	const char *base = strrchr(file, '/') + 1;
+	int ncl = 0;
+
+	if (diff_file(r, v, file, &diff) != 1)
+		goto out;
+	buf_addf(&gcno, "%s/drivers/scsi/%.*s.gcno", v->out, (int)strlen(base) - 2, base);
+	buf_addf(&gcda, "%s/drivers/scsi/%.*s.gcda", v->out, (int)strlen(base) - 2, base);
+	coverage_changed_lines(diff.ptr, &cl, &ncl);
+	if (!path_exists(gcno.ptr)) {
+		not_measured(acc, file, "not built into this kernel");
+	} else if (!path_exists(gcda.ptr)) {
+		not_measured(acc, file, "the guest returned no gcov data for it");
+	} else {
+		buf_init(&json, 64 << 20);
+		if (run_gcov(r, v, file, &json) || json.overflow ||
+		    coverage_reach_file(file, json.ptr, cl, ncl, acc) < 0)
+			not_measured(acc, file, "gcov could not read its data");
+	}
+out:
+	free(cl);
+	buf_release(&diff);
+	buf_release(&json);
+	buf_release(&gcno);
+	buf_release(&gcda);
+}
+
+int coverage_measure(struct run *r, struct variant *v)
+{
+	struct reach *acc = &v->reach;
+	struct buf path = BUF_INIT, log = BUF_INIT;
+
+	if (!v->gcda_files) {
+		log_info("runner: %s: no gcov data came back from the guest; reach not measured",
+			 v->name);
+		return 0;
+	}
+	for (int i = 0; i < v->ncand_files; i++) {
+		const char *f = v->cand_files[i];
+		if (profiled(f))
+			measure_file(r, v, f, acc);
+		else if (is_code(f))
+			not_measured(acc, f, strncmp(f, "drivers/scsi/", 13) ?
+				     "no gcov outside drivers/scsi" : "not profiled");
+	}
+	coverage_summary(acc);
+	v->reach_measured = true;
+	buf_addf(&log, "reach: %s\n\n%s", acc->summary.ptr, acc->log.ptr);
+	buf_addf(&path, "%s/%s-coverage.log", v->logs, v->name);
+	joblog_write(r, path.ptr, false, log.ptr, log.len);
+	log_info("runner: %s: %s", v->name, acc->summary.ptr);
+	buf_release(&path);
+	buf_release(&log);
+	return 0;
+}
