@@ -64,6 +64,12 @@ static const struct test tests[] = {
 	{ "lying-device-deferred-sense", t_lying_deferred_sense },
 	{ "lying-device-descriptor-sense", t_lying_descriptor_sense },
 	{ "lying-device-sr-info-outside", t_lying_sr_info_outside },
+	{ "lying-device-info-resid", t_lying_info_resid },
+	{ "lying-device-errno", t_lying_errno },
+	{ "lying-device-retries", t_lying_retries },
+	{ "lying-device-failfast-readahead", t_lying_failfast_readahead },
+	{ "lying-device-sr-valid-inside", t_lying_sr_valid_inside },
+	{ "lying-device-sr-end-trim", t_lying_sr_end_trim },	/* trims the CD: last of its tests */
 	{ "sd-timeout-eh", t_sd_timeout_eh },
 	{ "sd-stress", t_sd_stress },
 	{ "kernel-log-clean", t_kernel_log_clean },

@@ -97,6 +97,13 @@ int bbtest_pending(void);			/* rules not yet consumed */
 /* Commands in scsi_bbtest's log covering [lba, lba + n) of lun, with the
  * number past the end of the medium in *oob. */
 int bbtest_log_count(unsigned int lun, uint64_t lba, uint64_t n, int *oob);
+/* The commands in scsi_bbtest's log, oldest first: how many, or -1. */
+struct bbt_cmd {
+	unsigned int lun, opcode;
+	uint64_t lba, blocks;
+	bool rule;			/* a scripted completion was used */
+};
+int bbtest_log_read(struct bbt_cmd *out, int max);
 
 /* bbutil.c: kernel log, read from /dev/kmsg */
 int kmsg_open(void);
@@ -129,6 +136,24 @@ void gcov_dump(void);
 /* bbutil.c: run a program, wait, return its exit status or -1 */
 int run_prog(const char *const argv[]);
 
+/* t_lying.c: what the lying-device-* tests share.  sense_* write hex for a
+ * rule's sense=; rulef() adds a rule (and says so); lying_finish() checks
+ * the rule was used and nothing went past the end; direct_* are O_DIRECT
+ * reads of len bytes at 512-byte sector s (blk: the unit of s for the
+ * failing one); error_line_names() requires the block layer's error line,
+ * if not ratelimited away, to name sector; direct_fail_good_bytes() reads
+ * sd_done's "completed X of Y bytes" for a failing read of the disk. */
+void lying_hex(char *out, const unsigned char *b, size_t n);
+void sense_fixed(char *out, bool deferred, bool valid, uint8_t key, uint8_t asc,
+		 uint32_t info);
+void sense_desc(char *out, uint8_t key, uint8_t asc, uint64_t info);
+int rulef(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int lying_finish(unsigned int lun, uint64_t lba, uint64_t n);
+int direct_expect_fail(enum role r, uint64_t s, size_t len, size_t blk);
+int direct_expect_good(enum role r, uint64_t s, size_t len);
+int error_line_names(size_t mark, enum role r, uint64_t sector);
+int direct_fail_good_bytes(uint64_t s, size_t len, long *good);
+
 /* Test functions */
 int t_sd_read_verify(void);
 int t_sd_medium_error(void);
@@ -147,5 +172,11 @@ int t_lying_medium_no_data(void);
 int t_lying_deferred_sense(void);
 int t_lying_descriptor_sense(void);
 int t_lying_sr_info_outside(void);
+int t_lying_info_resid(void);
+int t_lying_errno(void);
+int t_lying_retries(void);
+int t_lying_failfast_readahead(void);
+int t_lying_sr_valid_inside(void);
+int t_lying_sr_end_trim(void);
 
 #endif

@@ -311,6 +311,28 @@ int bbtest_log_count(unsigned int lun, uint64_t lba, uint64_t n, int *oob)
 	return count;
 }
 
+int bbtest_log_read(struct bbt_cmd *out, int max)
+{
+	FILE *f = fopen(BBTEST_DIR "/log", "re");
+	unsigned long long seq, l, blocks;
+	unsigned int lun, op;
+	int rule, oob, n = 0;
+
+	if (!f)
+		return fail("cannot open '%s': %s", BBTEST_DIR "/log", strerror(errno));
+	while (n < max && fscanf(f, "%llu %u %x %llu %llu %d %d", &seq, &lun, &op, &l,
+				 &blocks, &rule, &oob) == 7) {
+		out[n].lun = lun;
+		out[n].opcode = op;
+		out[n].lba = l;
+		out[n].blocks = blocks;
+		out[n].rule = rule != 0;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
 /* --- kernel log --------------------------------------------------------- */
 
 static int kmsg_fd = -1;

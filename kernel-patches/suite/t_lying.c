@@ -13,7 +13,10 @@
  *
  * Disk regions (512-byte sectors): 64 lba-outside, 128 unaligned-resid,
  * 192 short-resid, 256 medium-no-data, 320 deferred-sense,
- * 384 descriptor-sense; CD 2K block 100 sr-info-outside.
+ * 384 descriptor-sense, 448 and 1824 info-resid; CD 2K block 100
+ * sr-info-outside.  lying-device-info-resid scripts completions where the
+ * residual, the sense INFORMATION and the bytes sent disagree: the kernel
+ * must count only what both allow (sd_completed_bytes' min).
  */
 #include "bbsuite.h"
 
@@ -27,7 +30,7 @@
 
 #define MEDIUM_ERROR 3
 
-static void hex(char *out, const unsigned char *b, size_t n)
+void lying_hex(char *out, const unsigned char *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		sprintf(out + 2 * i, "%02x", b[i]);
@@ -35,7 +38,7 @@ static void hex(char *out, const unsigned char *b, size_t n)
 }
 
 /* Fixed-format sense: response code 0x70 (current) or 0x71 (deferred). */
-static void sense_fixed(char *out, bool deferred, bool valid, uint8_t key,
+void sense_fixed(char *out, bool deferred, bool valid, uint8_t key,
 			uint8_t asc, uint32_t info)
 {
 	unsigned char s[18] = { 0 };
@@ -48,11 +51,11 @@ static void sense_fixed(char *out, bool deferred, bool valid, uint8_t key,
 	s[6] = (unsigned char)info;
 	s[7] = 10;
 	s[12] = asc;
-	hex(out, s, sizeof(s));
+	lying_hex(out, s, sizeof(s));
 }
 
 /* Descriptor-format sense (0x72) with an information descriptor. */
-static void sense_desc(char *out, uint8_t key, uint8_t asc, uint64_t info)
+void sense_desc(char *out, uint8_t key, uint8_t asc, uint64_t info)
 {
 	unsigned char s[20] = { 0 };
 
@@ -65,11 +68,10 @@ static void sense_desc(char *out, uint8_t key, uint8_t asc, uint64_t info)
 	s[10] = 0x80;		/* VALID */
 	for (int i = 0; i < 8; i++)
 		s[12 + i] = (unsigned char)(info >> (56 - 8 * i));
-	hex(out, s, sizeof(s));
+	lying_hex(out, s, sizeof(s));
 }
 
-static int rulef(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int rulef(const char *fmt, ...)
+int rulef(const char *fmt, ...)
 {
 	char rule[512];
 	va_list ap;
@@ -82,7 +84,7 @@ static int rulef(const char *fmt, ...)
 }
 
 /* The rule was used, nothing went past the end. */
-static int finish(unsigned int lun, uint64_t lba, uint64_t n)
+int lying_finish(unsigned int lun, uint64_t lba, uint64_t n)
 {
 	int oob, pending = bbtest_pending(), seen = bbtest_log_count(lun, lba, n, &oob);
 
@@ -103,7 +105,7 @@ static bool io_failed(ssize_t n)
 }
 
 /* O_DIRECT read of len bytes at sector s: want failure, never wrong data. */
-static int direct_expect_fail(enum role r, uint64_t s, size_t len, size_t blk)
+int direct_expect_fail(enum role r, uint64_t s, size_t len, size_t blk)
 {
 	int fd = io_open(r, O_RDONLY | O_DIRECT), ret = 0;
 	unsigned char *buf = io_buf(len);
@@ -126,7 +128,7 @@ static int direct_expect_fail(enum role r, uint64_t s, size_t len, size_t blk)
 }
 
 /* O_DIRECT read of len bytes at sector s: want success and right data. */
-static int direct_expect_good(enum role r, uint64_t s, size_t len)
+int direct_expect_good(enum role r, uint64_t s, size_t len)
 {
 	int fd = io_open(r, O_RDONLY | O_DIRECT), ret;
 	unsigned char *buf = io_buf(len);
@@ -158,7 +160,7 @@ int t_lying_lba_outside(void)
 	    rulef("lun=0 lba=64 status=2 sense=%s copy=0 resid=0", sense) ||
 	    direct_expect_fail(ROLE_BBDISK, 64, 32 * SECTOR, SECTOR))
 		return -1;
-	return finish(0, 64, 32);
+	return lying_finish(0, 64, 32);
 }
 
 int t_lying_unaligned_resid(void)
@@ -169,7 +171,7 @@ int t_lying_unaligned_resid(void)
 	    rulef("lun=0 lba=128 status=0 copy=2148 resid=6044") ||
 	    direct_expect_good(ROLE_BBDISK, 128, 8192))
 		return -1;
-	return finish(0, 128, 16);
+	return lying_finish(0, 128, 16);
 }
 
 int t_lying_short_resid(void)
@@ -180,7 +182,7 @@ int t_lying_short_resid(void)
 	    rulef("lun=0 lba=192 status=0 copy=4096 resid=rest") ||
 	    direct_expect_good(ROLE_BBDISK, 192, 8192))
 		return -1;
-	return finish(0, 192, 16);
+	return lying_finish(0, 192, 16);
 }
 
 #define SCSI_LOGGING "/sys/module/scsi_mod/parameters/scsi_logging_level"
@@ -190,7 +192,7 @@ int t_lying_short_resid(void)
  * must fail without returning wrong data, with sd's completion logging on.
  * Sets *good to the good bytes sd_done() reported for the failed command
  * ("sd_done: completed X of len bytes"), -1 if it logged none. */
-static int direct_fail_good_bytes(uint64_t s, size_t len, long *good)
+int direct_fail_good_bytes(uint64_t s, size_t len, long *good)
 {
 	size_t mark;
 	int ret;
@@ -221,16 +223,16 @@ static int direct_fail_good_bytes(uint64_t s, size_t len, long *good)
 
 /* The block layer's error line, when not ratelimited away, must name the
  * first sector that was not good. */
-static int error_line_names(size_t mark, uint64_t sector)
+int error_line_names(size_t mark, enum role r, uint64_t sector)
 {
 	char needle[64], any[64];
 	const char *l;
 
-	snprintf(any, sizeof(any), "dev %s, sector ", dev_name(ROLE_BBDISK));
+	snprintf(any, sizeof(any), "dev %s, sector ", dev_name(r));
 	l = kmsg_find(mark, any);
 	if (!l)
 		return 0;
-	snprintf(needle, sizeof(needle), "dev %s, sector %llu ", dev_name(ROLE_BBDISK),
+	snprintf(needle, sizeof(needle), "dev %s, sector %llu ", dev_name(r),
 		 (unsigned long long)sector);
 	if (!strstr(l, needle))
 		return fail("the kernel named the wrong first bad sector: %s (want %llu)",
@@ -256,9 +258,9 @@ int t_lying_medium_no_data(void)
 		return -1;
 	if (good != 0)
 		return fail("sd_done counted %ld good bytes of a command that returned no data", good);
-	if (error_line_names(mark, 256))
+	if (error_line_names(mark, ROLE_BBDISK, 256))
 		return -1;
-	return finish(0, 256, 16);
+	return lying_finish(0, 256, 16);
 }
 
 int t_lying_deferred_sense(void)
@@ -272,7 +274,7 @@ int t_lying_deferred_sense(void)
 	    rulef("lun=0 lba=320 status=2 sense=%s copy=0 resid=rest", sense) ||
 	    direct_expect_good(ROLE_BBDISK, 320, 8192))
 		return -1;
-	return finish(0, 320, 16);
+	return lying_finish(0, 320, 16);
 }
 
 int t_lying_descriptor_sense(void)
@@ -293,9 +295,9 @@ int t_lying_descriptor_sense(void)
 	if (good != (396 - 384) * SECTOR)
 		return fail("sd_done counted %ld good bytes, want %u (the sectors before the bad LBA)",
 			    good, (396 - 384) * SECTOR);
-	if (error_line_names(mark, 396))
+	if (error_line_names(mark, ROLE_BBDISK, 396))
 		return -1;
-	return finish(0, 384, 16);
+	return lying_finish(0, 384, 16);
 }
 
 int t_lying_sr_info_outside(void)
@@ -313,5 +315,80 @@ int t_lying_sr_info_outside(void)
 	if (dev_sectors(ROLE_BBCD) != size || size != (long long)BBCD_BLOCKS * 4)
 		return fail("CD size %lld -> %lld sectors, want %llu", size,
 			    dev_sectors(ROLE_BBCD), BBCD_BLOCKS * 4);
-	return finish(1, 100, 4);
+	return lying_finish(1, 100, 4);
+}
+
+/* Pages of a failed buffered read of the disk at [s, s + n): each either
+ * fails again or holds the right data, never poison or stale bytes. */
+static int buffered_pages_clean(uint64_t s, uint64_t n)
+{
+	int fd = io_open(ROLE_BBDISK, O_RDONLY), ret = 0;
+	unsigned char *buf = io_buf(4096);
+
+	if (fd < 0) {
+		free(buf);
+		return -1;
+	}
+	for (uint64_t p = s; p < s + n && !ret; p += 8) {
+		ssize_t got = io_pread(fd, buf, 4096, p * SECTOR);
+
+		if (got == 4096)
+			ret = pat_expect(buf, 4096, p * SECTOR, 0, "page of a failed buffered read");
+		else if (!io_failed(got))
+			ret = fail("page at sector %llu: %s", (unsigned long long)p,
+				   got < 0 ? strerror((int)-got) : "short read");
+	}
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+int t_lying_info_resid(void)
+{
+	char sense[64];
+	size_t mark;
+	long good;
+	int fd;
+
+	/* The device claims everything was sent (resid 0) but names LBA 460
+	 * as bad: INFORMATION wins, the 12 sectors before it are good. */
+	sense_fixed(sense, false, true, MEDIUM_ERROR, 0x11, 460);
+	if (dev_require(ROLE_BBDISK) ||
+	    rulef("lun=0 lba=460 status=2 sense=%s copy=all resid=0", sense))
+		return -1;
+	mark = kmsg_mark();
+	if (direct_fail_good_bytes(448, 8192, &good))
+		return -1;
+	if (good != 12 * SECTOR)
+		return fail("INFORMATION 460, resid 0: sd_done counted %ld good bytes, want %u",
+			    good, 12 * SECTOR);
+	if (error_line_names(mark, ROLE_BBDISK, 460))
+		return -1;
+	/* Now INFORMATION says 12 sectors were good but only 4 were sent and
+	 * the residual says so: the residual wins (sd_completed_bytes' min). */
+	sense_fixed(sense, false, true, MEDIUM_ERROR, 0x11, 492);
+	if (rulef("lun=0 lba=492 status=2 sense=%s copy=2048 resid=rest", sense))
+		return -1;
+	mark = kmsg_mark();
+	if (direct_fail_good_bytes(480, 8192, &good))
+		return -1;
+	if (good != 4 * SECTOR)
+		return fail("INFORMATION 492, 4 sectors sent: sd_done counted %ld good bytes, want %u",
+			    good, 4 * SECTOR);
+	if (error_line_names(mark, ROLE_BBDISK, 484))
+		return -1;
+	/* The same through the page cache: a page reported good must hold
+	 * what the device sent, never its poison. */
+	fd = io_open(ROLE_BBDISK, O_RDONLY);
+	if (fd < 0 || io_drop_cache(fd)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	sense_fixed(sense, false, true, MEDIUM_ERROR, 0x11, 1836);
+	if (rulef("lun=0 lba=1836 status=2 sense=%s copy=2048 resid=rest", sense) ||
+	    buffered_pages_clean(1824, 16))
+		return -1;
+	return lying_finish(0, 448, 48);
 }
