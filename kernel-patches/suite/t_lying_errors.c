@@ -15,10 +15,10 @@
  *                             EIO after exactly 6 commands; DID_SOFT_ERROR once:
  *                             retried; SG_IO with ABORTED COMMAND: passthrough
  *                             is never retried, the sense comes back as sent
- *   lying-device-failfast-readahead  a buffered read whose readahead gets
+ *   lying-device-failfast-readahead  64 KiB of readahead(2) get
  *                             DID_SOFT_ERROR: readahead is fail-fast, so that
- *                             command is not retried; the page is read again
- *                             on its own and the data is right
+ *                             command is not retried; a read of the first
+ *                             page then reads it on its own, and right
  *
  * Disk regions (512-byte sectors): 512..607 errno, 640..735 retries,
  * 1280..1535 failfast.
@@ -218,6 +218,11 @@ int t_lying_failfast_readahead(void)
 	if (fd < 0 || io_drop_cache(fd) || bbtest_clear() ||
 	    rulef("lun=0 lba=1280 host=11 copy=0 resid=rest"))
 		goto out;
+	/* 64 KiB of readahead (REQ_RAHEAD, hence fail-fast), then the page */
+	if (readahead(fd, 1280 * SECTOR, 64 * 1024)) {
+		fail("readahead: %s", strerror(errno));
+		goto out;
+	}
 	got = io_pread(fd, buf, 4096, 1280 * SECTOR);
 	if (got != 4096) {
 		fail("buffered read at sector 1280: %s", got < 0 ? strerror((int)-got) : "short");
