@@ -24,8 +24,8 @@ Operators, each applied to one place at a time:
 
 Never mutated: comments, strings, preprocessor lines and #if blocks, the
 type part of declarations, logging statements (printk and friends, which
-are not the completion path's behaviour), return/break/goto statements for
-deletion.  Same input, same mutants: ids are a hash of the file, function,
+are not the completion path's behaviour); never deleted: return, break,
+goto, fallthrough, WARN/BUG statements.  Same input, same mutants: ids are a hash of the file, function,
 the place relative to the function and the replacement; --max keeps a
 fixed subset (round robin over the functions in id order), so that small
 functions are kept whole and large ones sampled.
@@ -62,6 +62,8 @@ TYPE_WORDS = {
 LOGGING = re.compile(r"^(printk|pr_\w+|dev_\w+|sdev_printk|scmd_printk|sd_printk|"
                      r"sr_printk|SCSI_LOG_\w+|scsi_print_\w+|trace_\w+|"
                      r"sd_print_\w+|scsi_log_\w+)$")
+# deleting a warning only hides a bug the mutant would otherwise report
+WARNING = re.compile(r"^(WARN\w*|BUG\w*)$")
 NO_DELETE = {"return", "break", "continue", "goto", "case", "default", "else", "do",
              "if", "for", "while", "switch", "fallthrough"}
 ROR = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
@@ -209,6 +211,10 @@ def call_args(toks, i):
 def mutations(text, toks):
     """(op, first token, last token (exclusive), replacement text)."""
     in_decl, stmts = statements(toks)
+    for a, b in stmts:		# logging is not the completion path's behaviour
+        if LOGGING.match(toks[a].text):
+            for k in range(a, b + 1):
+                in_decl[k] = True
     out = []
     for i, t in enumerate(toks):
         if in_decl[i]:
@@ -255,7 +261,7 @@ def mutations(text, toks):
     for a, b in stmts:
         first = toks[a].text
         if first in NO_DELETE or first in TYPE_WORDS or LOGGING.match(first) or \
-                toks[a + 1].text == ":":
+                WARNING.match(first) or toks[a + 1].text == ":":
             continue
         out.append(("del", a, b + 1, ";"))
     return out
@@ -310,8 +316,8 @@ def generate(texts, funcs):
                 continue
             seen.add(new_text)
             line = toks[a].line
-            before = text.splitlines()[line - 1].strip()
-            after = new_text.splitlines()[line - 1].strip() if op != "del" or \
+            before = " ".join(text.splitlines()[line - 1].split())
+            after = " ".join(new_text.splitlines()[line - 1].split()) if op != "del" or \
                 toks[a].line == toks[b - 1].line else ";"
             key = "%s\0%s\0%d\0%d\0%s\0%s\0%s" % (
                 f, name, line - first_line, toks[a].pos - text.rfind("\n", 0, toks[a].pos),
@@ -363,7 +369,8 @@ def main():
                 p.write("From: bugbridge mutagen <bugbridge@localhost>\n")
                 p.write("Subject: [MUTANT %s] %s:%d %s: %s\n\n" % (
                     m["id"], os.path.basename(m["file"]), m["line"], m["func"], m["op"]))
-                p.write("-  %s\n+  %s\n---\n" % (m["before"], m["after"]))
+                p.write("A mutant of the completion path (kernel-patches/tools/mutagen.py):\n"
+                        "    %s\nbecomes\n    %s\n---\n" % (m["before"], m["after"]))
                 p.writelines(diff)
             man.write("\t".join([m["id"], m["file"], str(m["line"]), m["func"], m["op"],
                                  m["before"], m["after"]]) + "\n")
