@@ -6,6 +6,9 @@
 #                        (kernel-patches/sr-sense-valid), seeded from the first
 #   boot to first test   QEMU start to the guest's "KTAP version 1" line
 #   whole suite          QEMU start to QEMU exit for the full suite
+#   gcov (reach)         the same one-file patch with [runner] coverage on:
+#                        configure, build, boot and test stages with gcov for
+#                        drivers/scsi, against the figures without it
 #
 #   BENCH_CACHE   scratch cache dir (default /var/tmp/bugbridge-bench; wiped)
 #   BB_BUILD      binaries (default ./build)
@@ -38,7 +41,7 @@ stage() { q "SELECT printf('%.1f s', finished_at - started_at) FROM job_stages
 j1=$(bb job add --bug 9370 --none 2>/dev/null)
 "$BB_BUILD/bugbridge-runner" --once 2>"$WORK/r1.log"
 j2=$(bb job add --bug 9370 --series "$SRC/kernel-patches/sr-sense-valid" 2>/dev/null)
-"$BB_BUILD/bugbridge-runner" --once 2>"$WORK/r2.log"
+BUGBRIDGE_RUNNER_COVERAGE=false "$BB_BUILD/bugbridge-runner" --once 2>"$WORK/r2.log"
 
 # commentary lines start with '#': bench.sh takes only "name: number unit"
 echo "# accel $(q "SELECT accel FROM jobs WHERE id = $j1"), kernel $(q "SELECT kernel_version FROM jobs WHERE id = $j1"), $(nproc) CPUs"
@@ -48,6 +51,15 @@ echo "incremental build after a one-file patch: $(stage $j2 build)"
 echo "configure, cold: $(stage $j1 configure)"
 echo "configure, seeded: $(stage $j2 configure)"
 echo "tree from the baseline (apply stage): $(stage $j2 apply)"
+
+# The reach (issue 15): the same patch with gcov for drivers/scsi.
+j3=$(bb job add --bug 9370 --series "$SRC/kernel-patches/sr-sense-valid" 2>/dev/null)
+BUGBRIDGE_RUNNER_COVERAGE=true "$BB_BUILD/bugbridge-runner" --once 2>"$WORK/r3.log"
+echo "# reach of job $j3: $(q "SELECT reach FROM jobs WHERE id = $j3")"
+for st in configure build boot test; do
+	echo "$st stage without gcov: $(stage $j2 $st)"
+	echo "$st stage with gcov (coverage on): $(stage $j3 $st)"
+done
 
 dir=$(ls -d "$CACHE"/jobs/$j2-a1-*)
 python3 - "$dir" "$SRC/kernel-patches/suite/scenarios" <<'EOF2'

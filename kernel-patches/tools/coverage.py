@@ -87,11 +87,25 @@ def table(tree, funcs, unreached):
     return out, missing
 
 
+def report(rows, missing, args):
+    text = "\n".join(rows) + "\n\nlines the suite never ran (%s):\n%s\n" % (
+        args.unreached.replace(",", ", "), "\n".join(missing) or "  none")
+    sys.stdout.write(text)
+    if args.out:
+        open(args.out, "w").write(text)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--unreached", default=DEFAULT_UNREACHED)
     ap.add_argument("--out")
+    ap.add_argument("--tree", help="a kept patched tree of a coverage run (skips the run)")
     args = ap.parse_args()
+    funcs = mutagen.read_functions(os.path.join(HERE, "mutant-functions"))
+    if args.tree:
+        rows, missing = table(args.tree, funcs, set(args.unreached.split(",")))
+        report(rows, missing, args)
+        return
     build = os.path.abspath(os.environ.get("BB_BUILD", os.path.join(SRC, "build")))
     cache = mutants.cache_dir()
     work = tempfile.mkdtemp(prefix="coverage-", dir=os.path.join(cache))
@@ -102,13 +116,8 @@ def main():
         if doc.get("verdict") != "pass" or not os.path.isdir(tree):
             raise SystemExit("coverage: the base with the sr fix did not pass: %s: %s" % (
                 doc.get("verdict"), doc.get("verdict_detail")))
-        rows, missing = table(tree, mutagen.read_functions(
-            os.path.join(HERE, "mutant-functions")), set(args.unreached.split(",")))
-        text = "\n".join(rows) + "\n\nlines the suite never ran (%s):\n%s\n" % (
-            args.unreached.replace(",", ", "), "\n".join(missing) or "  none")
-        sys.stdout.write(text)
-        if args.out:
-            open(args.out, "w").write(text)
+        rows, missing = table(tree, funcs, set(args.unreached.split(",")))
+        report(rows, missing, args)
     finally:
         if jobdir:
             subprocess.run(["rm", "-rf", os.path.join(jobdir, "patched")])
