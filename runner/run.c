@@ -81,6 +81,13 @@ static void make_keys(struct run *r)
 
 	sha256_init(&ctx);
 	sha256_update(&ctx, r->seed_key, strlen(r->seed_key) + 1);
+	buf_reset(&path);
+	buf_addf(&path, "%s/configs/gcov.config", r->patches_dir);
+	hash_file(&ctx, path.ptr);
+	r->seed_key_gcov = hex_of(&ctx);
+
+	sha256_init(&ctx);
+	sha256_update(&ctx, r->seed_key, strlen(r->seed_key) + 1);
 	hash_file(&ctx, r->suite_bin);
 	buf_reset(&path);
 	buf_addf(&path, "%s/suite/init", r->patches_dir);
@@ -392,6 +399,7 @@ static void run_release(struct run *r)
 	free(r->logs);
 	free(r->suite_bin);
 	free(r->seed_key);
+	free(r->seed_key_gcov);
 	free(r->suite_key);
 	patch_items_free(r->patches, r->npatches);
 	patch_items_free(r->harness, r->nharness);
@@ -499,6 +507,30 @@ static void cleanup(struct run *r, struct variant *v)
 	(void)r;
 }
 
+/*
+ * The gcov build of the unpatched base, once per cache, so that a coverage
+ * job rebuilds only what its patch touches (issue 15).  Its stages show as
+ * the variant "seed"; a base that does not build is our fault.
+ */
+static int ensure_gcov_seed(struct run *r, struct variant *patched)
+{
+	struct variant s;
+	int ret = 0;
+
+	if (!patched->coverage || tree_has_seed(r, patched))
+		return 0;
+	variant_init(r, &s, "seed", 0);
+	s.coverage = true;
+	if (do_apply(r, &s) || s.verdict || do_build(r, &s) || s.verdict) {
+		if (!r->infra.len && !r->cancel)
+			buf_addf(&r->infra, "the gcov build of the base failed: %s", s.detail.ptr);
+		ret = -1;
+	}
+	cleanup(r, &s);
+	variant_release(&s);
+	return ret;
+}
+
 int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop)
 {
 	struct run r = { .db = db, .job = job, .stop = stop };
@@ -516,6 +548,8 @@ int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop)
 	variant_init(&r, &patched, "patched", r.npatches);
 	/* reach: gcov for the patched build of a patch (issue 15) */
 	patched.coverage = cfg_bool("runner.coverage") && r.npatches > 0;
+	if (ensure_gcov_seed(&r, &patched))
+		goto report;
 	if (run_variant(&r, &patched) && !r.infra.len && !r.cancel)
 		buf_addstr(&r.infra, "run ended without a verdict");
 	cleanup(&r, &patched);

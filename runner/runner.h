@@ -155,6 +155,7 @@ struct run {
 	char *logs;			/* <jobdir>/logs */
 	char *suite_bin;		/* built bbsuite */
 	char *seed_key;			/* base+config+harness hash */
+	char *seed_key_gcov;		/* + configs/gcov.config: the coverage seed */
 	char *suite_key;		/* + suite: baseline cache key */
 	const char *accel;		/* "kvm" or "tcg" after the probe */
 	struct patch_item *patches;	/* candidate series */
@@ -207,8 +208,10 @@ void boot_summarise(struct variant *v);
 int tree_base_ensure(struct run *r);
 /* v->tree as a hardlink farm of the baseline, v->out empty or from the seed. */
 int tree_make(struct run *r, struct variant *v);
-/* After a seed build (no candidate patches): keep v->out as the seed. */
+/* After a seed build (no candidate patches): keep v->out as the seed (gcov or plain). */
 int tree_save_seed(struct run *r, struct variant *v);
+/* Is there a seed of v's kind (gcov or plain)? */
+bool tree_has_seed(struct run *r, const struct variant *v);
 /* Files touched only by the harness get the baseline's mtime (see tree.c). */
 int tree_settle_harness(struct run *r, struct variant *v, char **touched, int ntouched,
 			char **cand_touched, int ncand);

@@ -169,9 +169,31 @@ static const char *dirname_of(const char *path, struct buf *out)
 	return out->ptr;
 }
 
-static void seed_path(struct run *r, struct buf *out)
+/*
+ * A coverage variant starts from the gcov seed (the base built with
+ * configs/gcov.config too: that config changes every object's objtool
+ * command, so from the plain seed make would rebuild everything), else
+ * from the plain one.  `exact`: only the variant's own kind of seed.
+ */
+static void seed_path(struct run *r, const struct variant *v, bool exact, struct buf *out)
 {
-	buf_addf(out, "%s/seed/%s", r->cache, r->seed_key);
+	buf_reset(out);
+	buf_addf(out, "%s/seed/%s", r->cache, v->coverage ? r->seed_key_gcov : r->seed_key);
+	if (!exact && v->coverage && !path_exists(out->ptr)) {
+		buf_reset(out);
+		buf_addf(out, "%s/seed/%s", r->cache, r->seed_key);
+	}
+}
+
+bool tree_has_seed(struct run *r, const struct variant *v)
+{
+	struct buf seed = BUF_INIT;
+	bool ret;
+
+	seed_path(r, v, true, &seed);
+	ret = path_exists(seed.ptr);
+	buf_release(&seed);
+	return ret;
 }
 
 int tree_make(struct run *r, struct variant *v)
@@ -187,7 +209,7 @@ int tree_make(struct run *r, struct variant *v)
 		buf_addf(&r->infra, "cannot make the tree '%s'", v->tree);
 		goto out;
 	}
-	seed_path(r, &seed);
+	seed_path(r, v, false, &seed);
 	if (path_exists(seed.ptr)) {
 		cp_seed[2] = seed.ptr;
 		if (run_quiet(r, cp_seed, NULL, NULL, NULL)) {
@@ -216,7 +238,7 @@ int tree_save_seed(struct run *r, struct variant *v)
 	const char *cp[] = { "cp", "-a", v->out, NULL, NULL };
 	int ret = -1;
 
-	seed_path(r, &seed);
+	seed_path(r, v, true, &seed);
 	if (path_exists(seed.ptr)) {
 		ret = 0;
 		goto out;

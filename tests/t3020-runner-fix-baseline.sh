@@ -9,8 +9,8 @@
 . "$(dirname "$0")/lib/runner-lib.sh"
 runner_require
 
-plan 11
-runner_setup </dev/null
+plan 13
+BB_TEST_COVERAGE=true runner_setup </dev/null
 
 id=$(bb job add --bug 9370 --series "$KP/sr-sense-valid" --baseline 2>/dev/null)
 run_once runner.log
@@ -27,7 +27,12 @@ is "no other test changed" \
 	"$(sql "SELECT count(*) FROM test_results WHERE job_id = $id AND variant = 'patched'
 		AND change NOT IN ('PASS->PASS', 'FAIL->PASS', 'SKIP')")" "0"
 is "both variants went through every stage" \
-	"$(sql "SELECT count(DISTINCT variant || stage) FROM job_stages WHERE job_id = $id")" "12"
+	"$(sql "SELECT count(DISTINCT variant || stage) FROM job_stages WHERE job_id = $id
+		AND variant <> 'seed'")" "12"
+is "the fix's changed line ran: the verdict says so" "$(job_field $id reach)" \
+	"reached 1 of 1 changed lines"
+like "the coverage log names it" "$(cat "$(job_field $id log_dir)/patched-coverage.log")" \
+	"drivers/scsi/sr.c:[0-9]+ executed [1-9]"
 
 base=$RUNNER_CACHE/base/linux-source-6.1
 unlike "the pristine baseline's sr.c is unchanged" \

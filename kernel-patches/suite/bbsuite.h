@@ -102,6 +102,7 @@ struct bbt_cmd {
 	unsigned int lun, opcode;
 	uint64_t lba, blocks;
 	bool rule;			/* a scripted completion was used */
+	bool oob;			/* it reached past the end of the medium */
 };
 int bbtest_log_read(struct bbt_cmd *out, int max);
 

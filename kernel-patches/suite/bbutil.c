@@ -291,26 +291,6 @@ int bbtest_pending(void)
 	return n;
 }
 
-int bbtest_log_count(unsigned int lun, uint64_t lba, uint64_t n, int *oob)
-{
-	FILE *f = fopen(BBTEST_DIR "/log", "re");
-	unsigned long long seq, l, blocks;
-	unsigned int elun, op;
-	int rule, o, count = 0;
-
-	*oob = 0;
-	if (!f)
-		return fail("cannot open '%s': %s", BBTEST_DIR "/log", strerror(errno));
-	while (fscanf(f, "%llu %u %x %llu %llu %d %d", &seq, &elun, &op, &l,
-		      &blocks, &rule, &o) == 7) {
-		*oob += o;
-		if (elun == lun && l < lba + n && l + blocks > lba)
-			count++;
-	}
-	fclose(f);
-	return count;
-}
-
 int bbtest_log_read(struct bbt_cmd *out, int max)
 {
 	FILE *f = fopen(BBTEST_DIR "/log", "re");
@@ -327,10 +307,25 @@ int bbtest_log_read(struct bbt_cmd *out, int max)
 		out[n].lba = l;
 		out[n].blocks = blocks;
 		out[n].rule = rule != 0;
+		out[n].oob = oob != 0;
 		n++;
 	}
 	fclose(f);
 	return n;
+}
+
+int bbtest_log_count(unsigned int lun, uint64_t lba, uint64_t n, int *oob)
+{
+	struct bbt_cmd log[64];	/* the driver keeps the last 64 */
+	int got = bbtest_log_read(log, 64), count = 0;
+
+	*oob = 0;
+	for (int i = 0; i < got; i++) {
+		*oob += log[i].oob;
+		if (log[i].lun == lun && log[i].lba < lba + n && log[i].lba + log[i].blocks > lba)
+			count++;
+	}
+	return got < 0 ? -1 : count;
 }
 
 /* --- kernel log --------------------------------------------------------- */

@@ -7,6 +7,8 @@
 #                          ${XDG_CACHE_HOME:-$HOME/.cache}/bugbridge-test)
 #   BB_TEST_PATCHES        the kernel-patches dir (default $BB_SRC/kernel-patches)
 #   BB_TEST_ACCEL          [runner] accel (default auto)
+#   BB_TEST_COVERAGE       [runner] coverage (default false: a gcov build is
+#                          the reach tests' business, t3020 and t3530's)
 
 runner_require() {
 	[ -r /usr/src/linux-source-6.1.tar.xz ] || skip_all "no /usr/src/linux-source-6.1.tar.xz"
@@ -26,6 +28,7 @@ runner_setup() {
 		echo "cache_dir = $RUNNER_CACHE"
 		echo "patches_dir = $KP"
 		echo "accel = ${BB_TEST_ACCEL:-auto}"
+		echo "coverage = ${BB_TEST_COVERAGE:-false}"
 		cat
 	} | write_config "$TMP/bb.conf"
 	export BUGBRIDGE_CONFIG="$TMP/bb.conf"
