@@ -9,18 +9,20 @@
  *                             -> ENODATA, HARDWARE ERROR and ILLEGAL REQUEST
  *                             -> EREMOTEIO, RESERVATION CONFLICT -> EBADE,
  *                             DID_TRANSPORT_FAILFAST -> ENOLINK, DATA PROTECT
- *                             out of space on a write -> ENOSPC; one command each
+ *                             out of space on a write -> ENOSPC, DIF and DIX
+ *                             (asc 0x10) -> EILSEQ; one command each
  *   lying-device-retries      ABORTED COMMAND twice: retried, the third try
  *                             reads right; six times: sd's 5 retries used up,
  *                             EIO after exactly 6 commands; DID_SOFT_ERROR once:
  *                             retried; SG_IO with ABORTED COMMAND: passthrough
- *                             is never retried, the sense comes back as sent
+ *                             is never retried, the sense comes back as sent;
+ *                             CHECK CONDITION with NO SENSE once: sent again
  *   lying-device-failfast-readahead  64 KiB of readahead(2) get
  *                             DID_SOFT_ERROR: readahead is fail-fast, so that
  *                             command is not retried; a read of the first
  *                             page then reads it on its own, and right
  *
- * Disk regions (512-byte sectors): 512..607 errno, 640..735 retries,
+ * Disk regions (512-byte sectors): 512..639 errno, 640..783 retries,
  * 1280..1535 failfast.
  */
 #include "bbsuite.h"
@@ -89,6 +91,10 @@ static const struct errno_case errno_cases[] = {
 	{ "DID_TRANSPORT_FAILFAST", 0, 0, 0, 0, 0x0f, false, ENOLINK },
 	{ "DATA PROTECT, space allocation failed (write)", DATA_PROTECT, 0x27, 0x07, 2, 0,
 	  true, ENOSPC },
+	{ "ABORTED COMMAND, DIF: the target detected corruption", ABORTED_COMMAND, 0x10, 0x01,
+	  2, 0, false, EILSEQ },
+	{ "ILLEGAL REQUEST, DIX: the host detected corruption", ILLEGAL_REQUEST, 0x10, 0x01, 2, 0,
+	  false, EILSEQ },
 };
 
 static void sense_with_ascq(char *out, int key, int asc, int ascq)
@@ -132,7 +138,7 @@ int t_lying_errno(void)
 			return fail("%s: %d commands, want 1 (this failure is not retried)",
 				    c->what, seen);
 	}
-	return lying_finish(0, 512, 96);
+	return lying_finish(0, 512, 128);
 }
 
 /* The SG_IO leg of lying-device-retries: passthrough is never retried. */
@@ -202,7 +208,17 @@ int t_lying_retries(void)
 	if (rulef("lun=0 lba=738 status=2 sense=%s copy=0 resid=rest", aborted) ||
 	    sgio_not_retried(736))
 		return -1;
-	return lying_finish(0, 640, 112);
+	/* CHECK CONDITION with NO SENSE: a false alarm, but no data is known to
+	 * have arrived, so sd_done clears it and the command goes again */
+	sense_with_ascq(aborted, 0, 0, 0);
+	if (rulef("lun=0 lba=770 status=2 sense=%s copy=0 resid=rest", aborted))
+		return -1;
+	got = direct_io(768, false);
+	seen = commands(768, 16);
+	if (got || seen != 2)
+		return fail("NO SENSE once: %s after %d commands, want the right data after 2",
+			    got < 0 ? strerror(-got) : got ? "wrong data" : "success", seen);
+	return lying_finish(0, 640, 144);
 }
 
 int t_lying_failfast_readahead(void)
