@@ -163,6 +163,96 @@ def run_one(m, mdir, runner, results, key, fresh):
     with open(os.path.join(sdir, "series"), "w") as f:
         f.write("\n".join(names) + "\n")
     t0 = time.time()
+    with open(os.path.join(runner.work, "runner.log"), "a") as logf:
+        for attempt in range(2):
+            res = outcome(runner.run(sdir, logf))
+            if res["status"] != "error":
+                break
+    res.update(key=key, seconds=round(time.time() - t0, 1))
+    shutil.rmtree(sdir)
+    if res["status"] != "error":
+        with open(res_path + ".tmp", "w") as f:
+            json.dump(res, f, sort_keys=True)
+        os.rename(res_path + ".tmp", res_path)
+    return res, True
+
+
+COLUMNS = ("killed", "timeout", "survived", "equivalent", "no-compile", "error")
+
+
+def report(mutants, results, triage):
+    rows, survivors = {}, []
+    for m in mutants:
+        r = results[m["id"]]
+        st = r["status"]
+        if st == "survived" and triage.get(m["id"], ("",))[0] == "equivalent":
+            st = "equivalent"
+        if st == "no-apply":
+            st = "error"
+        row = rows.setdefault(m["func"], dict.fromkeys(COLUMNS, 0))
+        row[st] += 1
+        if r["status"] == "survived":
+            survivors.append((m, triage.get(m["id"], ("untriaged", ""))))
+    out = ["%-30s %7s %7s %8s %10s %10s %5s" % (("function",) + COLUMNS)]
+    total = dict.fromkeys(COLUMNS, 0)
+    for func in sorted(rows):
+        out.append("%-30s %7d %7d %8d %10d %10d %5d" % ((func,) + tuple(rows[func][c]
+                                                                     for c in COLUMNS)))
+        for c in COLUMNS:
+            total[c] += rows[func][c]
+    out.append("%-30s %7d %7d %8d %10d %10d %5d" % (("total",) + tuple(total[c]
+                                                                    for c in COLUMNS)))
+    compiled = sum(total[c] for c in ("killed", "timeout", "survived", "equivalent"))
+    judged = compiled - total["equivalent"]
+    detected = total["killed"] + total["timeout"]
+    out.append("")
+    out.append("generated %d, compiled %d, did not compile %d, errors %d" % (
+        len(mutants), compiled, total["no-compile"], total["error"]))
+    out.append("killed %d (of which timed out %d) of %d non-equivalent: %.1f%%; "
+               "survived %d, equivalent %d" % (
+                   detected, total["timeout"], judged,
+                   100.0 * detected / judged if judged else 0.0,
+                   total["survived"], total["equivalent"]))
+    out.append("")
+    out.append("survivors (triage: kernel-patches/mutants/triage):")
+    for m, (kind, why) in survivors:
+        out.append("  %s %s:%d %s: %s  =>  %s" % (m["id"], os.path.basename(m["file"]),
+                                                  m["line"], m["op"], m["before"], m["after"]))
+        out.append("      %s%s" % (kind, ": " + why if why else ""))
+    return "\n".join(out) + "\n", total, judged, detected
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--max", type=int, default=int(os.environ.get("BB_MUTANTS_MAX",
+                                                                  DEFAULT_MAX)))
+    ap.add_argument("--only", default="")
+    ap.add_argument("--fresh", action="store_true")
+    ap.add_argument("--report")
+    ap.add_argument("--no-base", action="store_true",
+                    help="skip the base runs (the caller knows the seed exists and the fix passes)")
+    args = ap.parse_args()
+
+    build = os.path.abspath(os.environ.get("BB_BUILD", os.path.join(SRC, "build")))
+    cache = cache_dir()
+    work = os.path.join(cache, "mutants")
+    results = os.path.join(work, "results")
+    os.makedirs(results, exist_ok=True)
+    mdir = os.path.join(work, "generated")
+    subprocess.run([sys.executable, os.path.join(HERE, "mutagen.py"), "--tree",
+                    source_tree(cache, work), "--out", mdir, "--max", str(args.max)] +
+                   sum((["--base-patch", p] for p in series_patches(SRFIX)), []), check=True)
+    mutants = read_manifest(mdir)
+    if args.only:
+        want = set(args.only.replace(",", " ").split())
+        mutants = [m for m in mutants if m["id"] in want]
+        missing = want - {m["id"] for m in mutants}
+        if missing:
+            raise SystemExit("mutants: no such mutant: %s" % " ".join(sorted(missing)))
+    dbdir = tempfile.mkdtemp(prefix="run-", dir=work)
+    runner = Runner(dbdir, cache, build)
+    key_base = tree_key()
+    t0 = time.time()
     if not args.no_base:
         with open(os.path.join(runner.work, "runner.log"), "a") as logf:
             # the unpatched base first: it makes the seed every mutant builds on
