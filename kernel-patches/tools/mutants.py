@@ -132,6 +132,8 @@ class Runner:
         return r.stdout
 
     def run(self, series_dir, logf):
+        # the binaries may have been rebuilt (and gained a migration) since the start
+        self.bb("db", "migrate")
         what = ["--series", series_dir] if series_dir else ["--none"]
         job = self.bb("job", "add", "--bug", "1", *what).strip()
         subprocess.run(["nice", os.path.join(self.build, "bugbridge-runner"), "--job", job],
