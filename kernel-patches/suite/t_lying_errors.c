@@ -16,13 +16,14 @@
  *                             EIO after exactly 6 commands; DID_SOFT_ERROR once:
  *                             retried; SG_IO with ABORTED COMMAND: passthrough
  *                             is never retried, the sense comes back as sent;
- *                             CHECK CONDITION with NO SENSE once: sent again
+ *                             CHECK CONDITION with NO SENSE once: sent again;
+ *                             RECOVERED ERROR with half sent: the rest requeued
  *   lying-device-failfast-readahead  64 KiB of readahead(2) get
  *                             DID_SOFT_ERROR: readahead is fail-fast, so that
  *                             command is not retried; a read of the first
  *                             page then reads it on its own, and right
  *
- * Disk regions (512-byte sectors): 512..639 errno, 640..783 retries,
+ * Disk regions (512-byte sectors): 512..639 errno, 640..799 retries,
  * 1280..1535 failfast.
  */
 #include "bbsuite.h"
@@ -218,7 +219,18 @@ int t_lying_retries(void)
 	if (got || seen != 2)
 		return fail("NO SENSE once: %s after %d commands, want the right data after 2",
 			    got < 0 ? strerror(-got) : got ? "wrong data" : "success", seen);
-	return lying_finish(0, 640, 144);
+	/* RECOVERED ERROR on a short transfer: the data sent is good, and the
+	 * rest is asked for again, not failed */
+	sense_with_ascq(aborted, 1, 0x17, 0);
+	if (rulef("lun=0 lba=786 status=2 sense=%s copy=4096 resid=rest", aborted))
+		return -1;
+	got = direct_io(784, false);
+	seen = commands(784, 16);
+	if (got || seen != 2)
+		return fail("RECOVERED ERROR with half sent: %s after %d commands, want the right"
+			    " data after 2", got < 0 ? strerror(-got) : got ? "wrong data" : "success",
+			    seen);
+	return lying_finish(0, 640, 160);
 }
 
 int t_lying_failfast_readahead(void)
