@@ -113,13 +113,13 @@ def read_triage():
 class Runner:
     """A scratch database and configuration for bugbridge-runner."""
 
-    def __init__(self, work, cache, build, coverage=False):
+    def __init__(self, work, cache, build, coverage=False, patches=KP):
         self.work, self.build = work, build
         self.conf = os.path.join(work, "bb.conf")
         with open(self.conf, "w") as f:
             f.write("[db]\npath = %s\n[log]\nlevel = warn\n[runner]\n"
                     "cache_dir = %s\npatches_dir = %s\nflake_retries = 0\n"
-                    "coverage = %s\n" % (os.path.join(work, "bb.db"), cache, KP,
+                    "coverage = %s\n" % (os.path.join(work, "bb.db"), cache, patches,
                                           "true" if coverage else "false"))
         self.env = dict(os.environ, BUGBRIDGE_CONFIG=self.conf)
         self.bb("db", "migrate")
@@ -252,8 +252,13 @@ def main():
         if missing:
             raise SystemExit("mutants: no such mutant: %s" % " ".join(sorted(missing)))
     dbdir = tempfile.mkdtemp(prefix="run-", dir=work)
-    runner = Runner(dbdir, cache, build)
     key_base = tree_key()
+    # the campaign judges one version of the suite, even if the tree moves on
+    snapshot = os.path.join(work, "kernel-patches-" + key_base[:12])
+    if not os.path.isdir(snapshot):
+        shutil.copytree(KP, snapshot + ".tmp", dirs_exist_ok=True)
+        os.rename(snapshot + ".tmp", snapshot)
+    runner = Runner(dbdir, cache, build, patches=snapshot)
     t0 = time.time()
     if not args.no_base:
         with open(os.path.join(runner.work, "runner.log"), "a") as logf:
