@@ -19,12 +19,13 @@
  *                             CHECK CONDITION with NO SENSE once: sent again;
  *                             RECOVERED ERROR with half sent: the rest requeued
  *   lying-device-failfast-readahead  64 KiB of readahead(2) get
- *                             DID_SOFT_ERROR: readahead is fail-fast, so that
- *                             command is not retried; a read of the first
- *                             page then reads it on its own, and right
+ *                             DID_SOFT_ERROR, DID_BUS_BUSY, DID_PARITY:
+ *                             readahead is fail-fast (driver, transport,
+ *                             device), so that command is not retried; a read
+ *                             of its first page then reads it alone, right
  *
- * Disk regions (512-byte sectors): 512..639 errno, 640..799 retries,
- * 1280..1535 failfast.
+ * Disk regions (512-byte sectors): 512..639 and 800..863 errno, 640..799
+ * and 864..895 retries, 1280..1663 failfast.
  */
 #include "bbsuite.h"
 
@@ -77,25 +78,37 @@ static int direct_io(uint64_t s, bool write)
 
 struct errno_case {
 	const char *what;
-	int key, asc, ascq;		/* key 0: no sense */
+	int key, asc, ascq;		/* key 0: no sense (or raw_sense) */
 	int status, host;
 	bool write;
 	int want;			/* errno */
+	const char *raw_sense;		/* hex, instead of key/asc/ascq */
 };
 
+/* Descriptor sense, ABORTED COMMAND, with a stream commands descriptor
+ * whose ILI bit is set: such a failure is final, never retried. */
+#define STREAM_ILI "720b0000000000040402002000"
+
 static const struct errno_case errno_cases[] = {
-	{ "MEDIUM ERROR", MEDIUM_ERROR, 0x11, 0, 2, 0, false, ENODATA },
-	{ "HARDWARE ERROR", HARDWARE_ERROR, 0x44, 0, 2, 0, false, EREMOTEIO },
+	{ "MEDIUM ERROR", MEDIUM_ERROR, 0x11, 0, 2, 0, false, ENODATA, NULL },
+	{ "HARDWARE ERROR", HARDWARE_ERROR, 0x44, 0, 2, 0, false, EREMOTEIO, NULL },
 	{ "ILLEGAL REQUEST, invalid field in CDB", ILLEGAL_REQUEST, 0x24, 0, 2, 0, false,
-	  EREMOTEIO },
-	{ "RESERVATION CONFLICT", 0, 0, 0, 0x18, 0, false, EBADE },
-	{ "DID_TRANSPORT_FAILFAST", 0, 0, 0, 0, 0x0f, false, ENOLINK },
+	  EREMOTEIO, NULL },
+	{ "RESERVATION CONFLICT", 0, 0, 0, 0x18, 0, false, EBADE, NULL },
+	{ "DID_TRANSPORT_FAILFAST", 0, 0, 0, 0, 0x0f, false, ENOLINK, NULL },
 	{ "DATA PROTECT, space allocation failed (write)", DATA_PROTECT, 0x27, 0x07, 2, 0,
-	  true, ENOSPC },
+	  true, ENOSPC, NULL },
 	{ "ABORTED COMMAND, DIF: the target detected corruption", ABORTED_COMMAND, 0x10, 0x01,
-	  2, 0, false, EILSEQ },
+	  2, 0, false, EILSEQ, NULL },
 	{ "ILLEGAL REQUEST, DIX: the host detected corruption", ILLEGAL_REQUEST, 0x10, 0x01, 2, 0,
-	  false, EILSEQ },
+	  false, EILSEQ, NULL },
+	{ "MEDIUM ERROR, asc 0x13 (no address mark)", MEDIUM_ERROR, 0x13, 0, 2, 0, false, ENODATA, NULL },
+	{ "DATA PROTECT, too many open zones (0x55/0x0e)", DATA_PROTECT, 0x55, 0x0e, 2, 0, false,
+	  ETOOMANYREFS, NULL },
+	{ "DATA PROTECT, too many open zones (0x55/0x0f)", DATA_PROTECT, 0x55, 0x0f, 2, 0, false,
+	  ETOOMANYREFS, NULL },
+	{ "ABORTED COMMAND, descriptor sense with a stream ILI", 0, 0, 0, 2, 0, false, EIO,
+	  STREAM_ILI },
 };
 
 static void sense_with_ascq(char *out, int key, int asc, int ascq)
@@ -118,14 +131,17 @@ int t_lying_errno(void)
 		return -1;
 	for (size_t i = 0; i < sizeof(errno_cases) / sizeof(errno_cases[0]); i++) {
 		const struct errno_case *c = &errno_cases[i];
-		uint64_t s = 512 + 16 * i;
+		uint64_t s = i < 8 ? 512 + 16 * i : 800 + 16 * (i - 8);
+		bool has_sense = c->key || c->raw_sense;
 		int got, seen;
 
-		if (c->key)
+		if (c->raw_sense)
+			snprintf(sense, sizeof(sense), "%s", c->raw_sense);
+		else if (c->key)
 			sense_with_ascq(sense, c->key, c->asc, c->ascq);
 		if (rulef("lun=0 op=%s lba=%llu status=%d host=%d%s%s copy=0 resid=rest",
 			  c->write ? "write" : "read", (unsigned long long)s + 2, c->status,
-			  c->host, c->key ? " sense=" : "", c->key ? sense : ""))
+			  c->host, has_sense ? " sense=" : "", has_sense ? sense : ""))
 			return -1;
 		got = direct_io(s, c->write);
 		seen = commands(s, 16);
@@ -139,7 +155,7 @@ int t_lying_errno(void)
 			return fail("%s: %d commands, want 1 (this failure is not retried)",
 				    c->what, seen);
 	}
-	return lying_finish(0, 512, 128);
+	return lying_finish(0, 512, 352);
 }
 
 /* The SG_IO leg of lying-device-retries: passthrough is never retried. */
@@ -219,6 +235,18 @@ int t_lying_retries(void)
 	if (got || seen != 2)
 		return fail("NO SENSE once: %s after %d commands, want the right data after 2",
 			    got < 0 ? strerror(-got) : got ? "wrong data" : "success", seen);
+	/* DID_BUS_BUSY and TASK SET FULL once: both sent again */
+	if (rulef("lun=0 lba=866 host=2 copy=0 resid=rest") ||
+	    rulef("lun=0 lba=882 status=0x28 copy=0 resid=rest"))
+		return -1;
+	for (uint64_t s = 864; s <= 880; s += 16) {
+		got = direct_io(s, false);
+		seen = commands(s, 16);
+		if (got || seen != 2)
+			return fail("%s once: %s after %d commands, want the right data after 2",
+				    s == 864 ? "DID_BUS_BUSY" : "TASK SET FULL",
+				    got < 0 ? strerror(-got) : got ? "wrong data" : "success", seen);
+	}
 	/* RECOVERED ERROR on a short transfer: the data sent is good, and the
 	 * rest is asked for again, not failed */
 	sense_with_ascq(aborted, 1, 0x17, 0);
@@ -230,60 +258,69 @@ int t_lying_retries(void)
 		return fail("RECOVERED ERROR with half sent: %s after %d commands, want the right"
 			    " data after 2", got < 0 ? strerror(-got) : got ? "wrong data" : "success",
 			    seen);
-	return lying_finish(0, 640, 160);
+	return lying_finish(0, 640, 256);
 }
 
-int t_lying_failfast_readahead(void)
+/* One host byte on 64 KiB of readahead at sector lba: that command is
+ * not retried, and the page then reads right on its own. */
+static int failfast_case(int host, uint64_t lba, const char *name)
 {
 	struct bbt_cmd log[64];
 	unsigned char *buf = io_buf(4096);
 	int fd = -1, n, ret = -1, failed = -1;
 	ssize_t got;
 
-	if (dev_require(ROLE_BBDISK))
-		goto out;
 	fd = io_open(ROLE_BBDISK, O_RDONLY);
 	if (fd < 0 || io_drop_cache(fd) || bbtest_clear() ||
-	    rulef("lun=0 lba=1280 host=11 copy=0 resid=rest"))
+	    rulef("lun=0 lba=%llu host=%d copy=0 resid=rest", (unsigned long long)lba, host))
 		goto out;
 	/* 64 KiB of readahead (REQ_RAHEAD, hence fail-fast), then the page */
-	if (readahead(fd, 1280 * SECTOR, 64 * 1024)) {
+	if (readahead(fd, lba * SECTOR, 64 * 1024)) {
 		fail("readahead: %s", strerror(errno));
 		goto out;
 	}
-	got = io_pread(fd, buf, 4096, 1280 * SECTOR);
+	got = io_pread(fd, buf, 4096, lba * SECTOR);
 	if (got != 4096) {
-		fail("buffered read at sector 1280: %s", got < 0 ? strerror((int)-got) : "short");
+		fail("%s: buffered read at sector %llu: %s", name, (unsigned long long)lba,
+		     got < 0 ? strerror((int)-got) : "short");
 		goto out;
 	}
-	if (pat_expect(buf, 4096, 1280 * SECTOR, 0, "buffered read after a failed readahead"))
+	if (pat_expect(buf, 4096, lba * SECTOR, 0, "buffered read after a failed readahead"))
 		goto out;
 	n = bbtest_log_read(log, 64);
 	for (int i = 0; i < n; i++) {
-		diag("command %d: lba %llu, %llu blocks%s", i, (unsigned long long)log[i].lba,
-		     (unsigned long long)log[i].blocks, log[i].rule ? " (scripted DID_SOFT_ERROR)" : "");
+		diag("%s: command %d: lba %llu, %llu blocks%s", name, i,
+		     (unsigned long long)log[i].lba, (unsigned long long)log[i].blocks,
+		     log[i].rule ? " (scripted)" : "");
 		if (log[i].rule && failed < 0)
 			failed = i;
 	}
-	if (failed < 0) {
-		fail("no command met the scripted DID_SOFT_ERROR");
-		goto out;
-	}
-	if (log[failed].blocks <= 8) {
-		fail("the failed command was not a readahead (%llu blocks)",
-		     (unsigned long long)log[failed].blocks);
+	if (failed < 0 || log[failed].blocks <= 8) {
+		fail("%s: %s", name, failed < 0 ? "no command met the scripted failure" :
+		     "the failed command was not the readahead");
 		goto out;
 	}
 	for (int i = failed + 1; i < n; i++)
 		if (log[i].lba == log[failed].lba && log[i].blocks == log[failed].blocks) {
-			fail("the fail-fast readahead (lba %llu, %llu blocks) was retried",
+			fail("%s: the fail-fast readahead (lba %llu, %llu blocks) was retried", name,
 			     (unsigned long long)log[i].lba, (unsigned long long)log[i].blocks);
 			goto out;
 		}
-	ret = lying_finish(0, 1280, 256);
+	ret = lying_finish(0, lba, 128);
 out:
 	if (fd >= 0)
 		close(fd);
 	free(buf);
 	return ret;
+}
+
+int t_lying_failfast_readahead(void)
+{
+	/* each fail-fast flag readahead carries: driver, transport, device */
+	if (dev_require(ROLE_BBDISK) ||
+	    failfast_case(11, 1280, "DID_SOFT_ERROR") ||
+	    failfast_case(2, 1408, "DID_BUS_BUSY") ||
+	    failfast_case(6, 1536, "DID_PARITY"))
+		return -1;
+	return 0;
 }
