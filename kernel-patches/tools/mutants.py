@@ -253,11 +253,16 @@ def main():
             raise SystemExit("mutants: no such mutant: %s" % " ".join(sorted(missing)))
     dbdir = tempfile.mkdtemp(prefix="run-", dir=work)
     key_base = tree_key()
-    # the campaign judges one version of the suite, even if the tree moves on
-    snapshot = os.path.join(work, "kernel-patches-" + key_base[:12])
-    if not os.path.isdir(snapshot):
-        shutil.copytree(KP, snapshot + ".tmp", dirs_exist_ok=True)
-        os.rename(snapshot + ".tmp", snapshot)
+    # the campaign judges one version of the suite, even if the tree moves
+    # on; at one fixed path, because the runner's seed key hashes the paths
+    # of the config fragments and the harness (a new path: a cold build)
+    snapshot = os.path.join(work, "kernel-patches")
+    stamp = os.path.join(snapshot, ".bb-key")
+    if not os.path.exists(stamp) or open(stamp).read() != key_base:
+        subprocess.run(["rm", "-rf", snapshot], check=True)
+        shutil.copytree(KP, snapshot)
+        with open(stamp, "w") as f:
+            f.write(key_base)
     runner = Runner(dbdir, cache, build, patches=snapshot)
     t0 = time.time()
     if not args.no_base:
