@@ -231,6 +231,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--fresh", action="store_true")
     ap.add_argument("--report")
+    ap.add_argument("--live", action="store_true",
+                    help="run on kernel-patches itself, not a snapshot (its seed is the tests')")
     ap.add_argument("--no-base", action="store_true",
                     help="skip the base runs (the caller knows the seed exists and the fix passes)")
     args = ap.parse_args()
@@ -256,9 +258,9 @@ def main():
     # the campaign judges one version of the suite, even if the tree moves
     # on; at one fixed path, because the runner's seed key hashes the paths
     # of the config fragments and the harness (a new path: a cold build)
-    snapshot = os.path.join(work, "kernel-patches")
+    snapshot = KP if args.live else os.path.join(work, "kernel-patches")
     stamp = os.path.join(snapshot, ".bb-key")
-    if not os.path.exists(stamp) or open(stamp).read() != key_base:
+    if not args.live and (not os.path.exists(stamp) or open(stamp).read() != key_base):
         subprocess.run(["rm", "-rf", snapshot], check=True)
         shutil.copytree(KP, snapshot)
         with open(stamp, "w") as f:
