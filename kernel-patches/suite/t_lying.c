@@ -266,6 +266,7 @@ int t_lying_medium_no_data(void)
 int t_lying_deferred_sense(void)
 {
 	char sense[64];
+	long good;
 
 	/* A deferred error belongs to an earlier command: this one must be
 	 * retried, and the retry (not scripted) succeeds. */
@@ -274,7 +275,16 @@ int t_lying_deferred_sense(void)
 	    rulef("lun=0 lba=320 status=2 sense=%s copy=0 resid=rest", sense) ||
 	    direct_expect_good(ROLE_BBDISK, 320, 8192))
 		return -1;
-	return lying_finish(0, 320, 16);
+	/* Deferred every time (1 + sd's 5 retries): the command fails, and
+	 * sd_done, which must not read a deferred error's INFORMATION as this
+	 * command's, counts no good bytes although sectors 336..339 came. */
+	sense_fixed(sense, true, true, MEDIUM_ERROR, 0x11, 340);
+	if (rulef("lun=0 lba=340 status=2 sense=%s copy=upto resid=rest count=6", sense) ||
+	    direct_fail_good_bytes(336, 8192, &good))
+		return -1;
+	if (good != 0)
+		return fail("a deferred error: sd_done counted %ld good bytes, want 0", good);
+	return lying_finish(0, 320, 32);
 }
 
 int t_lying_descriptor_sense(void)

@@ -123,13 +123,33 @@ static void sense_with_ascq(char *out, int key, int asc, int ascq)
 	lying_hex(out, s, sizeof(s));
 }
 
+/* /sys/block/<disk>/device/<name>: the midlayer's per-device counters. */
+static long long counter(const char *name)
+{
+	char path[128], buf[64];
+	FILE *f;
+	long long v = -1;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/device/%s", dev_name(ROLE_BBDISK), name);
+	f = fopen(path, "re");
+	if (f && fgets(buf, sizeof(buf), f))
+		v = strtoll(buf, NULL, 0);
+	if (f)
+		fclose(f);
+	return v;
+}
+
 int t_lying_errno(void)
 {
+	size_t ncases = sizeof(errno_cases) / sizeof(errno_cases[0]);
+	long long done0, err0;
 	char sense[64];
 
 	if (dev_require(ROLE_BBDISK))
 		return -1;
-	for (size_t i = 0; i < sizeof(errno_cases) / sizeof(errno_cases[0]); i++) {
+	done0 = counter("iodone_cnt");
+	err0 = counter("ioerr_cnt");
+	for (size_t i = 0; i < ncases; i++) {
 		const struct errno_case *c = &errno_cases[i];
 		uint64_t s = i < 8 ? 512 + 16 * i : 800 + 16 * (i - 8);
 		bool has_sense = c->key || c->raw_sense;
@@ -155,6 +175,14 @@ int t_lying_errno(void)
 			return fail("%s: %d commands, want 1 (this failure is not retried)",
 				    c->what, seen);
 	}
+	/* every one of those commands completed, and with an error */
+	diag("iodone_cnt +%lld, ioerr_cnt +%lld", counter("iodone_cnt") - done0,
+	     counter("ioerr_cnt") - err0);
+	if (done0 < 0 || counter("iodone_cnt") - done0 != (long long)ncases ||
+	    counter("ioerr_cnt") - err0 != (long long)ncases)
+		return fail("the device's iodone_cnt/ioerr_cnt grew by %lld/%lld, want %zu/%zu",
+			    counter("iodone_cnt") - done0, counter("ioerr_cnt") - err0, ncases,
+			    ncases);
 	return lying_finish(0, 512, 352);
 }
 

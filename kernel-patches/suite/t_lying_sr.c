@@ -11,7 +11,8 @@
  * last 75 2K blocks also shrinks the disc to the error (the spec lets
  * READ CAPACITY overstate the end by that much).
  *
- *   lying-device-sr-valid-inside  O_DIRECT read of blocks 202..205, bad
+ *   lying-device-sr-valid-inside  RECOVERED ERROR: right data after one
+ *       command.  Then an O_DIRECT read of blocks 202..205, bad
  *       block 205 (sector 820), blocks 202..204 sent: one 16-sector bio,
  *       so 820 rounds down to 816 and exactly 8 sectors are good: the read
  *       fails with ENODATA and the block layer names sector 816.  Then the
@@ -52,6 +53,29 @@ static int cd_direct(uint64_t b, uint64_t n)
 		ret = (int)got;
 	else if (!pat_expect(buf, (size_t)got, b * CD_BLOCK, 0, "O_DIRECT read of the CD"))
 		fail("O_DIRECT read across a bad 2K block returned %zd bytes, want ENODATA", got);
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+/* O_DIRECT read of n 2K blocks at block b that must succeed: 0, the
+ * negative errno, or 1 for wrong data (fail() said where). */
+static int cd_direct_good(uint64_t b, uint64_t n)
+{
+	int fd = io_open(ROLE_BBCD, O_RDONLY | O_DIRECT), ret;
+	unsigned char *buf = io_buf(n * CD_BLOCK);
+	ssize_t got;
+
+	if (fd < 0) {
+		free(buf);
+		return 1;
+	}
+	got = io_pread(fd, buf, n * CD_BLOCK, b * CD_BLOCK);
+	if (got < 0)
+		ret = (int)got;
+	else
+		ret = got != (ssize_t)(n * CD_BLOCK) ||
+		      pat_expect(buf, (size_t)got, b * CD_BLOCK, 0, "O_DIRECT read of the CD");
 	free(buf);
 	close(fd);
 	return ret;
@@ -137,8 +161,19 @@ int t_lying_sr_valid_inside(void)
 	char sense[64];
 	size_t mark;
 	long done;
-	int got;
+	int got, seen, oob;
 
+	/* RECOVERED ERROR: sr_done counts the whole transfer good, so the
+	 * read is right after one command, not sent again */
+	sense_fixed(sense, false, false, 1, 0x17, 0);
+	if (dev_require(ROLE_BBCD) ||
+	    rulef("lun=1 lba=300 status=2 sense=%s copy=all resid=0", sense))
+		return -1;
+	got = cd_direct_good(300, 4);
+	seen = bbtest_log_count(1, 300, 4, &oob);
+	if (got || seen != 1)
+		return fail("RECOVERED ERROR on the CD: %s after %d commands, want the right data"
+			    " after 1", got < 0 ? strerror(-got) : got ? "wrong data" : "success", seen);
 	sense_fixed(sense, false, true, MEDIUM_ERROR, 0x11, 205);
 	if (dev_require(ROLE_BBCD) || size_is(BBCD_BLOCKS * 4) ||
 	    rulef("lun=1 lba=205 status=2 sense=%s copy=upto resid=rest", sense))
