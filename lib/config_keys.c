@@ -38,6 +38,9 @@ const struct config_key config_keys[] = {
 	  "first retry delay in milliseconds (doubled each time, with jitter)" },
 	{ "tracker", "max_response", CONF_INT, "67108864", NULL, 0,
 	  "largest response body accepted, in bytes" },
+	{ "tracker", "private_bugs", CONF_ENUM, "skip", "skip|test", 0,
+	  "bugs in a tracker group (private): skip = never test or show them; test = test"
+	  " them, post results as private comments, show them only to API token holders" },
 
 	{ "web", "listen", CONF_STR, "127.0.0.1:8080", NULL, 0,
 	  "host:port of the dashboard and API" },
@@ -49,6 +52,10 @@ const struct config_key config_keys[] = {
 	  "file whose first line is the API token" },
 	{ "web", "threads", CONF_INT, "4", NULL, 0,
 	  "HTTP worker threads" },
+	{ "web", "max_per_ip", CONF_INT, "32", NULL, 0,
+	  "open connections allowed from one client address (0: no limit)" },
+	{ "web", "user", CONF_STR, "nobody", NULL, 0,
+	  "unprivileged user the dashboard's process runs as when bugbridged is started as root" },
 
 	{ "smtp", "url", CONF_STR, "smtp://127.0.0.1:2525", NULL, 0,
 	  "mail server: smtp://host:port or smtps://host:port" },
@@ -90,6 +97,9 @@ const struct config_key config_keys[] = {
 	  "add MAINTAINERS entries of a bug's files to its Cc" },
 	{ "triage", "allow_commands", CONF_LIST, "", NULL, 0,
 	  "accounts whose 'bugbridge: ...' comments are obeyed" },
+	{ "triage", "test_from", CONF_LIST, "anyone", NULL, 0,
+	  "whose patches are tested without asking: anyone, editbugs (members of that tracker"
+	  " group), or a list of accounts; others wait for 'bugbridge: test N' from allow_commands" },
 	{ "triage", "acknowledge", CONF_BOOL, "false", NULL, 0,
 	  "post a short comment when a request is queued" },
 	{ "triage", "maintainers", CONF_STR, "", NULL, 0,

@@ -85,12 +85,17 @@ void digest_shared_free(struct digest_shared *s)
 	free(s);
 }
 
+/*
+ * Everything below reads the public_* views (schema 0008): a digest goes to
+ * a list, so a private bug (in a tracker group) and its jobs are never in it.
+ */
+
 /* New: created in the window, or first seen in it (poll lag) when recent. */
 #define DIGEST_NEW_WHERE \
 	" WHERE creation_time > ?1 OR (first_seen > ?2 AND creation_time > ?3)"
 
 DB_SQL(sql_digest_new,
-       "SELECT id, product, component, status, summary, creation_time FROM bugs"
+       "SELECT id, product, component, status, summary, creation_time FROM public_bugs"
        DIGEST_NEW_WHERE " ORDER BY creation_time, id");
 
 /*
@@ -103,9 +108,9 @@ DB_SQL(sql_digest_new,
 DB_SQL(sql_digest_attention,
        "SELECT id, product, component, status, summary, creation_time, last_reply FROM"
        " (SELECT b.id, b.product, b.component, b.status, b.summary, b.creation_time,"
-       "   (SELECT MAX(c.time) FROM comments c WHERE c.bug_id = b.id AND c.is_ours = 0"
+       "   (SELECT MAX(c.time) FROM public_comments c WHERE c.bug_id = b.id AND c.is_ours = 0"
        "     AND c.author <> b.creator AND c.author <> ?1) AS last_reply"
-       "  FROM bugs b WHERE b.is_open = 1 AND b.ignored = 0 AND b.creation_time <> '')"
+       "  FROM public_bugs b WHERE b.is_open = 1 AND b.ignored = 0 AND b.creation_time <> '')"
        " WHERE MAX(creation_time, COALESCE(last_reply, '')) <= ?2"
        " ORDER BY creation_time, id");
 
@@ -113,19 +118,19 @@ DB_SQL(sql_digest_results,
        "SELECT j.id, COALESCE(j.bug_id, 0), COALESCE(j.verdict, ''), COALESCE(j.change, ''),"
        " COALESCE(c.name, ''), j.candidate_id IS NULL,"
        " COALESCE(b.product, ''), COALESCE(b.component, '')"
-       " FROM jobs j LEFT JOIN candidates c ON c.id = j.candidate_id"
-       " LEFT JOIN bugs b ON b.id = j.bug_id"
+       " FROM public_jobs j LEFT JOIN public_candidates c ON c.id = j.candidate_id"
+       " LEFT JOIN public_bugs b ON b.id = j.bug_id"
        " WHERE j.state = 'done' AND j.kind <> 'bisect-step'"
        " AND j.finished_at > ?1 AND j.finished_at <= ?2"
        " ORDER BY j.bug_id, j.id");
 
 /* Per bug, not GROUP BY: maintainer routes decide bug by bug. */
 DB_SQL(sql_digest_open,
-       "SELECT id, product, component FROM bugs WHERE is_open = 1");
+       "SELECT id, product, component FROM public_bugs WHERE is_open = 1");
 DB_SQL(sql_digest_opened,
-       "SELECT id, product, component FROM bugs" DIGEST_NEW_WHERE);
+       "SELECT id, product, component FROM public_bugs" DIGEST_NEW_WHERE);
 DB_SQL(sql_digest_closed,
-       "SELECT id, product, component FROM bugs WHERE closed_time > ?1");
+       "SELECT id, product, component FROM public_bugs WHERE closed_time > ?1");
 
 void digest_init(struct digest *d)
 {

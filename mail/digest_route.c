@@ -66,9 +66,9 @@ static void route_name(struct digest_route *route)
 }
 
 DB_SQL(sql_route_owner_lists,
-       "SELECT DISTINCT address FROM bug_owners WHERE kind = 'list' ORDER BY address");
+       "SELECT DISTINCT address FROM public_bug_owners WHERE kind = 'list' ORDER BY address");
 DB_SQL(sql_route_owner_bugs,
-       "SELECT bug_id FROM bug_owners WHERE kind = 'list' AND address = ? ORDER BY bug_id");
+       "SELECT bug_id FROM public_bug_owners WHERE kind = 'list' AND address = ? ORDER BY bug_id");
 
 static int route_load_bugs(struct digest_route *route, struct db *db)
 {

@@ -479,7 +479,8 @@ out:
 	return ret;
 }
 
-int bz_comment_add(struct bz *bz, long bug_id, const char *text, long *comment_id)
+int bz_comment_add(struct bz *bz, long bug_id, const char *text, bool is_private,
+		   long *comment_id)
 {
 	struct buf path = BUF_INIT, body = BUF_INIT, err = BUF_INIT;
 	json_object *obj = json_object_new_object();
@@ -487,6 +488,8 @@ int bz_comment_add(struct bz *bz, long bug_id, const char *text, long *comment_i
 
 	buf_addf(&path, "/rest/bug/%ld/comment", bug_id);
 	json_object_object_add(obj, "comment", json_object_new_string(text));
+	if (is_private)
+		json_object_object_add(obj, "is_private", json_object_new_boolean(1));
 	if (call(bz, "POST", path.ptr, NULL, json_object_to_json_string_ext(obj,
 			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE), &body))
 		goto out;
@@ -539,6 +542,25 @@ int bz_statuses(struct bz *bz, struct bz_status_list *out)
 		else
 			ret = 0;
 	}
+	buf_release(&body);
+	buf_release(&err);
+	return ret;
+}
+
+int bz_users(struct bz *bz, const char *const *names, size_t n, struct bz_user_list *out)
+{
+	struct buf q = BUF_INIT, body = BUF_INIT, err = BUF_INIT;
+	int ret = -1;
+
+	for (size_t i = 0; i < n; i++)
+		httpc_query_add(&q, "names", names[i]);
+	if (!call(bz, "GET", "/rest/user", &q, NULL, &body)) {
+		if (bz_parse_users(body.ptr, out, &err))
+			bad_answer(bz, "GET", "/rest/user", &err);
+		else
+			ret = 0;
+	}
+	buf_release(&q);
 	buf_release(&body);
 	buf_release(&err);
 	return ret;

@@ -70,6 +70,7 @@ struct bz_bug {
 	char *product, *component, *status, *resolution, *summary;
 	char *creator, *assigned_to, *whiteboard, *version;
 	char *keywords;		/* sorted, ", "-joined */
+	char *groups;		/* sorted, ", "-joined; "" for a public bug */
 	char *creation_time, *last_change_time;
 	bool is_open;
 };
@@ -96,12 +97,19 @@ struct bz_status {
 	bool is_open;
 };
 
+/* GET /rest/user: an account and, when the caller may see them, its groups. */
+struct bz_user {
+	char *name;
+	char *groups;		/* sorted, ", "-joined; NULL: the answer did not say */
+};
+
 #define BZ_LIST(type, name) \
 	struct name { struct type *v; size_t n, alloc; }
 BZ_LIST(bz_bug, bz_bug_list);
 BZ_LIST(bz_comment, bz_comment_list);
 BZ_LIST(bz_attachment, bz_attachment_list);
 BZ_LIST(bz_status, bz_status_list);
+BZ_LIST(bz_user, bz_user_list);
 
 void bz_bug_list_release(struct bz_bug_list *l);
 /* A new zeroed item at the end (e.g. to move an item between lists). */
@@ -112,6 +120,7 @@ void bz_bug_list_truncate(struct bz_bug_list *l, size_t n);
 void bz_comment_list_release(struct bz_comment_list *l);
 void bz_attachment_list_release(struct bz_attachment_list *l);
 void bz_status_list_release(struct bz_status_list *l);
+void bz_user_list_release(struct bz_user_list *l);
 
 /* A search (GET /rest/bug?...).  Empty fields are left out. */
 struct bz_query {
@@ -148,8 +157,13 @@ int bz_comments(struct bz *bz, long bug_id, const char *new_since,
 int bz_attachments(struct bz *bz, long bug_id, bool with_data,
 		   struct bz_attachment_list *out);
 int bz_attachment_get(struct bz *bz, long attachment_id, struct bz_attachment_list *out);
-/* POST /rest/bug/{id}/comment (201); *comment_id gets the new id. */
-int bz_comment_add(struct bz *bz, long bug_id, const char *text, long *comment_id);
+/*
+ * POST /rest/bug/{id}/comment (201); *comment_id gets the new id.
+ * is_private: only the tracker's insiders may read it (the bot must be one,
+ * or the tracker refuses with 113).
+ */
+int bz_comment_add(struct bz *bz, long bug_id, const char *text, bool is_private,
+		   long *comment_id);
 /*
  * PUT /rest/bug/{id} with a JSON object of changes (status, resolution,
  * whiteboard, keywords {add, remove, set}, cc {add, remove}, comment...);
@@ -165,6 +179,12 @@ int bz_bug_update(struct bz *bz, long bug_id, const char *changes_json);
 void bz_comment_fit(const char *text, const char *keep, size_t max_chars, struct buf *out);
 /* GET /rest/field/bug/bug_status: every status with its is_open. */
 int bz_statuses(struct bz *bz, struct bz_status_list *out);
+/*
+ * GET /rest/user?names=a&names=b: the accounts, with their groups where
+ * Bugzilla shows them to us (our own account; any account when we are in
+ * editusers or may bless the group).  An unknown name fails the call (51).
+ */
+int bz_users(struct bz *bz, const char *const *names, size_t n, struct bz_user_list *out);
 
 /*
  * Parsers over a response body (pure; used by the calls above and the unit
@@ -181,6 +201,7 @@ int bz_parse_attachments(const char *body, long bug_id, struct bz_attachment_lis
 int bz_parse_attachment_map(const char *body, struct bz_attachment_list *out,
 			    struct buf *err);
 int bz_parse_statuses(const char *body, struct bz_status_list *out, struct buf *err);
+int bz_parse_users(const char *body, struct bz_user_list *out, struct buf *err);
 int bz_parse_id(const char *body, long *id, struct buf *err);
 
 /* Decode standard base64 (whitespace ignored); -1 on a bad character. */

@@ -134,8 +134,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* keywords: ["b", "a"] -> "a, b" */
-static int take_keywords(json_object *o, char **out, const char *where, struct buf *err)
+/* An array of strings (keywords, groups): ["b", "a"] -> "a, b"; absent or null -> "". */
+static int take_words(json_object *o, const char *key, char **out, const char *where,
+		      struct buf *err)
 {
 	json_object *v = NULL;
 	const char **words = NULL;
@@ -143,13 +144,13 @@ static int take_keywords(json_object *o, char **out, const char *where, struct b
 	size_t n;
 	int ret = -1;
 
-	json_object_object_get_ex(o, "keywords", &v);
+	json_object_object_get_ex(o, key, &v);
 	if (!v || json_object_is_type(v, json_type_null)) {
 		*out = xstrdup("");
 		return 0;
 	}
 	if (!json_object_is_type(v, json_type_array)) {
-		buf_addf(err, "%s.keywords: expected an array, got %s", where, type_name(v));
+		buf_addf(err, "%s.%s: expected an array, got %s", where, key, type_name(v));
 		return -1;
 	}
 	n = json_object_array_length(v);
@@ -158,8 +159,8 @@ static int take_keywords(json_object *o, char **out, const char *where, struct b
 		json_object *w = json_object_array_get_idx(v, i);
 
 		if (!json_object_is_type(w, json_type_string)) {
-			buf_addf(err, "%s.keywords[%zu]: expected a string, got %s",
-				 where, i, type_name(w));
+			buf_addf(err, "%s.%s[%zu]: expected a string, got %s",
+				 where, key, i, type_name(w));
 			goto out;
 		}
 		words[i] = json_object_get_string(w);
@@ -259,7 +260,8 @@ static int parse_bug(json_object *o, struct bz_bug *b, const char *where, struct
 	    take_str(o, "version", &b->version, where, err) ||
 	    take_str(o, "creation_time", &b->creation_time, where, err) ||
 	    take_str(o, "last_change_time", &b->last_change_time, where, err) ||
-	    take_keywords(o, &b->keywords, where, err) ||
+	    take_words(o, "keywords", &b->keywords, where, err) ||
+	    take_words(o, "groups", &b->groups, where, err) ||
 	    take_flag(o, "is_open", &b->is_open, where, err))
 		return -1;
 	if (b->id <= 0) {
@@ -273,7 +275,7 @@ static void bug_free(struct bz_bug *b)
 {
 	free(b->product); free(b->component); free(b->status); free(b->resolution);
 	free(b->summary); free(b->creator); free(b->assigned_to); free(b->whiteboard);
-	free(b->version); free(b->keywords); free(b->creation_time);
+	free(b->version); free(b->keywords); free(b->groups); free(b->creation_time);
 	free(b->last_change_time);
 }
 

@@ -39,12 +39,16 @@ struct cand {
 	const char *source;
 	long source_id;
 	const char *name;
+	const char *author;
 	const char *content;
 	size_t len;
 };
 
-/* Record c (hashing its normalised diff, or the raw bytes if none) and queue a job. */
-static int add(struct db *db, const struct cand *c, bool *created)
+/*
+ * Record c (hashing its normalised diff, or the raw bytes if none) and,
+ * when its author may run patches without asking, queue a job.
+ */
+static int add(struct db *db, const struct cand *c, bool auto_test, bool *created)
 {
 	struct buf norm = BUF_INIT;
 	struct patch_info info;
@@ -79,6 +83,14 @@ static int add(struct db *db, const struct cand *c, bool *created)
 		goto out;
 	}
 	spec.candidate_id = db_last_id(db);
+	if (!auto_test) {
+		log_info("candidates: bug %ld: new %s candidate from %s %ld (%s) by %s waits for"
+			 " 'bugbridge: test' ([triage] test_from)", c->bug_id,
+			 info.kind == PATCH_MBOX ? "mbox" : "patch", c->source, c->source_id,
+			 c->name, c->author);
+		ret = 0;
+		goto out;
+	}
 	log_info("candidates: bug %ld: new %s candidate from %s %ld (%s)", c->bug_id,
 		 info.kind == PATCH_MBOX ? "mbox" : "patch", c->source, c->source_id, c->name);
 	if (job_enqueue(db, &spec, NULL))
@@ -90,41 +102,58 @@ out:
 	return ret;
 }
 
-int candidate_from_attachment(struct db *db, const struct bz_attachment *a, bool *created)
+bool candidate_attachment_worthy(const struct bz_attachment *a)
 {
 	struct patch_info info;
+
+	/* a private attachment is never tested: its results would show it */
+	if (a->is_obsolete || a->is_private || !a->has_data || !a->data_len)
+		return false;
+	return a->is_patch || (candidate_textual(a->content_type, a->file_name) &&
+			       !patch_parse((const char *)a->data, a->data_len, &info));
+}
+
+bool candidate_comment_worthy(const struct bz_comment *cm, bool is_ours)
+{
+	struct patch_info info;
+
+	/* our own reports quote logs; an attachment's auto-comment is the attachment's */
+	if (is_ours || cm->attachment_id || cm->is_private)
+		return false;
+	return !patch_parse(cm->text, strlen(cm->text), &info);
+}
+
+int candidate_from_attachment(struct db *db, const struct bz_attachment *a, bool auto_test,
+			      bool *created)
+{
 	struct cand c = {
 		.bug_id = a->bug_id, .source = "attachment", .source_id = a->id,
-		.name = *a->file_name ? a->file_name : a->summary,
+		.name = *a->file_name ? a->file_name : a->summary, .author = a->creator,
 		.content = (const char *)a->data, .len = a->data_len,
 	};
 
 	*created = false;
-	if (a->is_obsolete || !a->has_data || !a->data_len)
+	if (!candidate_attachment_worthy(a))
 		return 0;
-	if (!a->is_patch && !(candidate_textual(a->content_type, a->file_name) &&
-			      !patch_parse(c.content, c.len, &info)))
-		return 0;
-	return add(db, &c, created);
+	return add(db, &c, auto_test, created);
 }
 
 int candidate_from_comment(struct db *db, const struct bz_comment *cm, bool is_ours,
-			   bool *created)
+			   bool auto_test, bool *created)
 {
 	struct patch_info info;
 	char name[48];
 	struct cand c = {
 		.bug_id = cm->bug_id, .source = "comment", .source_id = cm->id, .name = name,
+		.author = cm->creator,
 	};
 
 	*created = false;
-	/* our own reports quote logs; an attachment's auto-comment is the attachment's */
-	if (is_ours || cm->attachment_id)
+	if (!candidate_comment_worthy(cm, is_ours))
 		return 0;
-	if (patch_parse(cm->text, strlen(cm->text), &info))
-		return 0;
+	patch_parse(cm->text, strlen(cm->text), &info);
 	snprintf(name, sizeof(name), "comment #%d", cm->count);
 	c.content = cm->text + info.start;
 	c.len = info.end - info.start;
-	return add(db, &c, created);
+	return add(db, &c, auto_test, created);
 }

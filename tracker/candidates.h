@@ -11,7 +11,12 @@
  * Its identity is the sha256 of the normalised patch (patch_normalise), so
  * the same change attached twice, or attached and pasted, is one candidate
  * (UNIQUE (bug_id, sha256)).  A new candidate queues one job (with a
- * baseline run) through job_enqueue(), in the caller's transaction.
+ * baseline run) through job_enqueue(), in the caller's transaction, when
+ * its author may run patches without asking (auto_test: [triage]
+ * test_from, trust.h); otherwise it waits for "bugbridge: test N".
+ *
+ * Private comments and attachments (Bugzilla's is_private) are never
+ * candidates: a result would quote or describe them where others can read.
  */
 #ifndef BB_CANDIDATES_H
 #define BB_CANDIDATES_H
@@ -21,9 +26,13 @@
 #include "db.h"
 
 /* *created is set to true when a new candidate and its job were added. */
-int candidate_from_attachment(struct db *db, const struct bz_attachment *a, bool *created);
+int candidate_from_attachment(struct db *db, const struct bz_attachment *a, bool auto_test,
+			      bool *created);
 int candidate_from_comment(struct db *db, const struct bz_comment *c, bool is_ours,
-			   bool *created);
+			   bool auto_test, bool *created);
+/* Would this attachment or comment be a candidate (whoever wrote it)? */
+bool candidate_attachment_worthy(const struct bz_attachment *a);
+bool candidate_comment_worthy(const struct bz_comment *c, bool is_ours);
 
 /* Is this attachment one we look at as text? (content type or file name) */
 bool candidate_textual(const char *content_type, const char *file_name);

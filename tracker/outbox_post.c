@@ -34,6 +34,10 @@
  * Updates (PUT) set fields to values, which is idempotent, so they are
  * resent without a marker check, unless they carry a comment.
  *
+ * Privacy is decided when posting: a comment on a bug that is in a tracker
+ * group now is posted private (is_private, insiders only); with [tracker]
+ * private_bugs = skip nothing is written to such a bug at all.
+ *
  * Test hook: BUGBRIDGE_TEST_CRASH_AFTER_POST=1 makes the process _exit(9)
  * right after a successful POST/PUT, before any bookkeeping: the state a
  * kill -9 at the worst moment leaves.  Integration tests use it.
@@ -82,6 +86,8 @@ DB_SQL(sql_outbox_hold_set,
 DB_SQL(sql_outbox_hold_clear,
        "UPDATE tracker_state SET hold_config = NULL, hold_reason = NULL, hold_since = NULL"
        " WHERE id = 1");
+/* Private now (in a tracker group): decided when posting, not when queued. */
+DB_SQL(sql_outbox_bug_private, "SELECT groups <> '' FROM bugs WHERE id = ?");
 DB_SQL(sql_outbox_unhold,
        "UPDATE outbox SET state = 'pending', next_try = 0 WHERE state = 'held'"
        " AND kind IN ('comment', 'update')");
@@ -270,7 +276,23 @@ static bool carries_comment(const struct row *r)
 	return yes;
 }
 
-static int send_row(struct poster *p, const struct row *r, long *remote_id)
+/* 1 private, 0 public (or a bug we do not track), -1 database error. */
+static int bug_private(struct db *db, sqlite3_int64 bug_id)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_outbox_bug_private);
+	int rc, priv = 0;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, bug_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		priv = sqlite3_column_int(st, 0);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? priv : -1;
+}
+
+static int send_row(struct poster *p, const struct row *r, bool is_private, long *remote_id)
 {
 	struct buf text = BUF_INIT;
 	int ret;
@@ -288,7 +310,7 @@ static int send_row(struct poster *p, const struct row *r, long *remote_id)
 	} else {
 		bz_comment_fit(r->payload, r->marker, BZ_MAX_COMMENT, &text);
 	}
-	ret = bz_comment_add(&p->bz, r->bug_id, text.ptr, remote_id);
+	ret = bz_comment_add(&p->bz, r->bug_id, text.ptr, is_private, remote_id);
 	buf_release(&text);
 	return ret;
 }
@@ -342,6 +364,17 @@ static enum next refused(struct poster *p, const struct row *r)
 static enum next post_row(struct poster *p, struct row *r)
 {
 	bool check = carries_comment(r);
+	int priv = bug_private(p->db, r->bug_id);
+
+	if (priv < 0)
+		return STOP_FLUSH;
+	if (priv && !strcmp(cfg_str("tracker.private_bugs"), "skip")) {
+		log_warn("outbox: %s for bug %lld ('%s') not posted: the bug is private and"
+			 " [tracker] private_bugs = skip", r->kind, (long long)r->bug_id, r->marker);
+		set_state(p->db, sql_outbox_final, r->id, 0,
+			  "the bug is private ([tracker] private_bugs = skip)");
+		return NEXT_ROW;
+	}
 
 	for (int try = 0;; try++) {
 		long remote_id = 0;
@@ -364,7 +397,7 @@ static enum next post_row(struct poster *p, struct row *r)
 			if (set_state(p->db, sql_outbox_sending, r->id, p->timeout + 1, NULL))
 				return STOP_FLUSH;
 			r->attempts++;
-			if (!send_row(p, r, &remote_id)) {
+			if (!send_row(p, r, priv, &remote_id)) {
 				if (test_crash_hook())
 					_exit(9);
 				log_info("outbox: %s for bug %lld ('%s') posted%s", r->kind,

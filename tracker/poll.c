@@ -8,9 +8,9 @@
  * the same second as the previous answer) with only a few fields, pages
  * through the answer, keeps the bugs we watch whose last_change_time
  * differs from what we stored, and only for those fetches the full bug,
- * new comments (new_since is strict, so it too is moved back by the
- * overlap and comments are deduplicated by id) and attachments (data only
- * for attachments we do not have).  So a quiet tracker costs one request.
+ * its comments (deduplicated by id; their privacy may have changed) and
+ * attachments (data only for attachments we do not have).  So a quiet
+ * tracker costs one request.
  *
  * One query covers every watch setting: the changed-bugs search is not
  * filtered by product or component on the tracker (pairs cannot be
@@ -25,6 +25,7 @@
 #include "config.h"
 #include "xalloc.h"
 #include "log.h"
+#include "candidates.h"
 #include "poll.h"
 #include "redact.h"
 #include "tracker.h"
@@ -43,9 +44,9 @@ DB_SQL(sql_poll_load,
        "SELECT p.cursor, t.url, t.version, t.watch, t.recheck FROM poll_state p, tracker_state t"
        " WHERE p.id = 1 AND t.id = 1");
 DB_SQL(sql_poll_bug_ltc, "SELECT last_change_time FROM bugs WHERE id = ?");
-DB_SQL(sql_poll_comment_since, "SELECT max(time) FROM comments WHERE bug_id = ?");
 DB_SQL(sql_poll_attachment_have,
        "SELECT 1 FROM attachments WHERE id = ? AND data IS NOT NULL");
+DB_SQL(sql_poll_comment_have, "SELECT 1 FROM comments WHERE id = ?");
 
 struct watch {
 	char **bugs, **components, **statuses;
@@ -430,27 +431,22 @@ static bool have_attachment_data(struct db *db, long id)
 }
 
 /*
- * New comments and the attachments of one changed bug.  A bug new to us
- * gets its attachments with their data in one request; for a known bug we
- * ask for the metadata (flags may have changed) and fetch the data only of
- * attachments we do not have.
+ * The comments and the attachments of one changed bug.  All of its
+ * comments, not only the new ones: a comment marked private since we stored
+ * it must stop showing, and only the whole list says so (one request
+ * either way).  A bug new to us gets its attachments with their data in one
+ * request; for a known bug we ask for the metadata (flags, privacy may have
+ * changed) and fetch the data only of attachments we do not have.
  */
 static int fetch_bug_details(struct poll_ctx *c, long bug_id)
 {
-	sqlite3_stmt *st = db_stmt(c->db, sql_poll_comment_since);
 	struct bz_attachment_list meta = { 0 };
-	char since[32] = "", *have = stored_ltc(c->db, bug_id);
+	char *have = stored_ltc(c->db, bug_id);
 	bool known = *have;
 	int ret = -1;
 
 	free(have);
-	if (st) {
-		sqlite3_bind_int64(st, 1, bug_id);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-			time_minus(db_col_text(st, 0), c->overlap > 0 ? c->overlap : 1, since);
-		sqlite3_reset(st);
-	}
-	if (bz_comments(&c->bz, bug_id, since, &c->f.comments))
+	if (bz_comments(&c->bz, bug_id, NULL, &c->f.comments))
 		goto out;
 	if (!known) {
 		ret = bz_attachments(&c->bz, bug_id, true, &c->f.attachments);
@@ -473,6 +469,53 @@ static int fetch_bug_details(struct poll_ctx *c, long bug_id)
 	ret = 0;
 out:
 	bz_attachment_list_release(&meta);
+	return ret;
+}
+
+static bool have_comment(struct db *db, long id)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_poll_comment_have);
+	bool have = false;
+
+	if (st) {
+		sqlite3_bind_int64(st, 1, id);
+		have = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_reset(st);
+	}
+	return have;
+}
+
+/*
+ * [triage] test_from = editbugs: ask the tracker about the authors of what
+ * will become new candidates (and only those), before anything is stored.
+ */
+static int lookup_authors(struct poll_ctx *c)
+{
+	char **who = NULL;
+	size_t n = 0, alloc = 0;
+	int ret;
+
+	for (size_t i = 0; i < c->f.attachments.n; i++) {
+		const struct bz_attachment *a = &c->f.attachments.v[i];
+
+		if (candidate_attachment_worthy(a) && !have_attachment_data(c->db, a->id) &&
+		    trust_needs_lookup(&c->f.trust, a->creator)) {
+			XGROW(who, n + 1, alloc);
+			who[n++] = a->creator;
+		}
+	}
+	for (size_t i = 0; i < c->f.comments.n; i++) {
+		const struct bz_comment *cm = &c->f.comments.v[i];
+
+		if (trust_needs_lookup(&c->f.trust, cm->creator) &&
+		    candidate_comment_worthy(cm, poll_comment_is_ours(cm->creator, cm->text)) &&
+		    !have_comment(c->db, cm->id)) {
+			XGROW(who, n + 1, alloc);
+			who[n++] = cm->creator;
+		}
+	}
+	ret = trust_lookup(&c->f.trust, &c->bz, who, n);
+	free(who);
 	return ret;
 }
 
@@ -519,9 +562,16 @@ static int fetch(struct poll_ctx *c)
 			buf_addstr(&c->bz.errmsg, "interrupted by a stop request");
 			goto out;
 		}
+		if (poll_private_skipped(&c->f.bugs.v[i])) {
+			log_debug("poll: bug %ld is private ([tracker] private_bugs = skip):"
+				  " not reading its comments or attachments", c->f.bugs.v[i].id);
+			continue;
+		}
 		if (fetch_bug_details(c, c->f.bugs.v[i].id))
 			goto out;
 	}
+	if (lookup_authors(c))
+		goto out;
 	ret = 0;
 out:
 	bz_bug_list_release(&changed);
@@ -556,6 +606,7 @@ int poll_cycle(struct db *db, const volatile sig_atomic_t *stop)
 	if (load_state(&c))
 		goto out;
 	c.f.watch = watch_fingerprint(&c.w, cfg_str("tracker.url"), c.bz.api_key);
+	trust_init(&c.f.trust);
 	if (fetch(&c)) {
 		log_error("poll: %s; nothing stored, cursor kept", c.bz.errmsg.ptr);
 		poll_record_error(db, c.bz.errmsg.ptr, bz_requests(&c.bz));

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include "bugzilla.h"
 #include "db.h"
+#include "trust.h"
 
 struct poll_fetch {
 	struct bz_bug_list bugs;		/* changed watched bugs, all fields */
@@ -23,9 +24,17 @@ struct poll_fetch {
 	char *url, *version;	/* set when /rest/version was asked this cycle */
 	char *watch;		/* fingerprint of the watch settings */
 	char *recheck;		/* ids to fetch again next cycle ("9370,9371"), never NULL */
+	struct trust trust;	/* whose new candidates run without asking */
 };
 
 void poll_fetch_release(struct poll_fetch *f);
+
+/*
+ * A private bug (in a tracker group) while [tracker] private_bugs = skip:
+ * its row is stored (so that whatever we had of it stops showing), but
+ * none of its comments or attachments, and it gets no jobs.
+ */
+bool poll_private_skipped(const struct bz_bug *b);
 
 /* Our own comment: written by [tracker] login, or carrying a marker line. */
 bool poll_comment_is_ours(const char *creator, const char *text);

@@ -18,8 +18,8 @@
 DB_SQL(sql_poll_bug_upsert,
        "INSERT INTO bugs (id, product, component, status, resolution, is_open, summary,"
        " creator, assigned_to, whiteboard, keywords, version, creation_time,"
-       " last_change_time, closed_time)"
-       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+       " last_change_time, groups, closed_time)"
+       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
        "  CASE WHEN ?6 THEN NULL ELSE ?14 END)"
        " ON CONFLICT (id) DO UPDATE SET product = excluded.product,"
        "  component = excluded.component, status = excluded.status,"
@@ -28,7 +28,7 @@ DB_SQL(sql_poll_bug_upsert,
        "  assigned_to = excluded.assigned_to, whiteboard = excluded.whiteboard,"
        "  keywords = excluded.keywords, version = excluded.version,"
        "  creation_time = excluded.creation_time,"
-       "  last_change_time = excluded.last_change_time,"
+       "  last_change_time = excluded.last_change_time, groups = excluded.groups,"
        "  closed_time = CASE WHEN excluded.is_open THEN NULL"
        "   WHEN bugs.is_open THEN excluded.last_change_time ELSE bugs.closed_time END,"
        "  updated_at = strftime('%s', 'now')"
@@ -38,7 +38,8 @@ DB_SQL(sql_poll_bug_upsert,
        "  OR bugs.creator IS NOT excluded.creator OR bugs.assigned_to IS NOT excluded.assigned_to"
        "  OR bugs.whiteboard IS NOT excluded.whiteboard OR bugs.keywords IS NOT excluded.keywords"
        "  OR bugs.version IS NOT excluded.version"
-       "  OR bugs.last_change_time IS NOT excluded.last_change_time");
+       "  OR bugs.last_change_time IS NOT excluded.last_change_time"
+       "  OR bugs.groups IS NOT excluded.groups");
 
 DB_SQL(sql_poll_comment_add,
        "INSERT INTO comments (id, bug_id, count, author, time, text, is_private,"
@@ -47,14 +48,22 @@ DB_SQL(sql_poll_comment_add,
 
 DB_SQL(sql_poll_attachment_add,
        "INSERT INTO attachments (id, bug_id, file_name, summary, content_type, creator,"
-       " creation_time, last_change_time, is_patch, is_obsolete, size, sha256, data)"
-       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+       " creation_time, last_change_time, is_patch, is_obsolete, size, sha256, data,"
+       " is_private) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
        " ON CONFLICT (id) DO NOTHING");
 
 DB_SQL(sql_poll_attachment_flags,
        "UPDATE attachments SET is_patch = ?2, is_obsolete = ?3, summary = ?4,"
-       " last_change_time = ?5 WHERE id = ?1 AND (is_patch IS NOT ?2"
-       " OR is_obsolete IS NOT ?3 OR summary IS NOT ?4 OR last_change_time IS NOT ?5)");
+       " last_change_time = ?5, is_private = ?6 WHERE id = ?1 AND (is_patch IS NOT ?2"
+       " OR is_obsolete IS NOT ?3 OR summary IS NOT ?4 OR last_change_time IS NOT ?5"
+       " OR is_private IS NOT ?6)");
+
+DB_SQL(sql_poll_comment_privacy,
+       "UPDATE comments SET is_private = ?2 WHERE id = ?1 AND is_private IS NOT ?2");
+
+/* A bug that turned private while private_bugs = skip: what was queued never runs. */
+DB_SQL(sql_poll_cancel_private,
+       "UPDATE jobs SET state = 'cancelled', cancel = 1 WHERE bug_id = ? AND state = 'queued'");
 
 DB_SQL(sql_poll_attachment_fill,
        "UPDATE attachments SET data = ?2, sha256 = ?3, size = ?4 WHERE id = ?1 AND data IS NULL");
@@ -86,7 +95,13 @@ void poll_fetch_release(struct poll_fetch *f)
 	free(f->version);
 	free(f->watch);
 	free(f->recheck);
+	trust_release(&f->trust);
 	memset(f, 0, sizeof(*f));
+}
+
+bool poll_private_skipped(const struct bz_bug *b)
+{
+	return b->groups && *b->groups && !strcmp(cfg_str("tracker.private_bugs"), "skip");
 }
 
 bool poll_comment_is_ours(const char *creator, const char *text)
@@ -132,13 +147,26 @@ static int store_bug(struct db *db, const struct bz_bug *b, int *changed)
 	db_bind_text(st, 12, b->version);
 	db_bind_text(st, 13, b->creation_time);
 	db_bind_text(st, 14, b->last_change_time);
+	db_bind_text(st, 15, b->groups ? b->groups : "");
 	if (db_step_done(db, st))
 		return error("poll: cannot store bug %ld", b->id);
 	*changed += sqlite3_changes(db->h);
+	if (!poll_private_skipped(b))
+		return 0;
+	st = db_stmt(db, sql_poll_cancel_private);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, b->id);
+	if (db_step_done(db, st))
+		return -1;
+	if (sqlite3_changes(db->h))
+		log_info("poll: bug %ld is private ([tracker] private_bugs = skip): %d queued"
+			 " jobs cancelled", b->id, sqlite3_changes(db->h));
 	return 0;
 }
 
-static int store_comment(struct db *db, const struct bz_comment *c, int *added, int *jobs)
+static int store_comment(struct db *db, const struct bz_comment *c, const struct trust *t,
+			 int *added, int *jobs)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_poll_comment_add);
 	bool ours = poll_comment_is_ours(c->creator, c->text), created;
@@ -157,16 +185,24 @@ static int store_comment(struct db *db, const struct bz_comment *c, int *added, 
 	sqlite3_bind_int(st, 9, ours);
 	if (db_step_done(db, st))
 		return error("poll: cannot store comment %ld of bug %ld", c->id, c->bug_id);
-	if (!sqlite3_changes(db->h))
-		return 0;	/* seen before (the overlap window) */
+	if (!sqlite3_changes(db->h)) {
+		/* seen before; only its privacy can have changed */
+		st = db_stmt(db, sql_poll_comment_privacy);
+		if (!st)
+			return -1;
+		sqlite3_bind_int64(st, 1, c->id);
+		sqlite3_bind_int(st, 2, c->is_private);
+		return db_step_done(db, st);
+	}
 	(*added)++;
-	if (candidate_from_comment(db, c, ours, &created))
+	if (candidate_from_comment(db, c, ours, trust_allows(t, c->creator), &created))
 		return -1;
 	*jobs += created;
 	return 0;
 }
 
-static int store_attachment(struct db *db, const struct bz_attachment *a, int *added, int *jobs)
+static int store_attachment(struct db *db, const struct bz_attachment *a,
+			    const struct trust *t, int *added, int *jobs)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_poll_attachment_add);
 	char hex[SHA256_HEX_LEN] = "";
@@ -190,6 +226,7 @@ static int store_attachment(struct db *db, const struct bz_attachment *a, int *a
 	db_bind_text(st, 12, hex);
 	if (a->has_data)
 		sqlite3_bind_blob(st, 13, a->data, (int)a->data_len, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 14, a->is_private);
 	if (db_step_done(db, st))
 		return error("poll: cannot store attachment %ld of bug %ld", a->id, a->bug_id);
 	is_new = sqlite3_changes(db->h) > 0;
@@ -202,6 +239,7 @@ static int store_attachment(struct db *db, const struct bz_attachment *a, int *a
 		sqlite3_bind_int(st, 3, a->is_obsolete);
 		db_bind_text(st, 4, a->summary);
 		db_bind_text(st, 5, a->last_change_time);
+		sqlite3_bind_int(st, 6, a->is_private);
 		if (db_step_done(db, st))
 			return -1;
 		if (a->has_data) {
@@ -221,7 +259,7 @@ static int store_attachment(struct db *db, const struct bz_attachment *a, int *a
 	if (!is_new || !a->has_data)
 		return 0;
 	(*added)++;
-	if (candidate_from_attachment(db, a, &created))
+	if (candidate_from_attachment(db, a, trust_allows(t, a->creator), &created))
 		return -1;
 	*jobs += created;
 	return 0;
@@ -268,10 +306,10 @@ int poll_store(struct db *db, const struct poll_fetch *f, unsigned long requests
 			goto fail;
 	/* attachments before comments: an inline diff equal to an attached one is the attachment's */
 	for (size_t i = 0; i < f->attachments.n; i++)
-		if (store_attachment(db, &f->attachments.v[i], &attachments, &jobs))
+		if (store_attachment(db, &f->attachments.v[i], &f->trust, &attachments, &jobs))
 			goto fail;
 	for (size_t i = 0; i < f->comments.n; i++)
-		if (store_comment(db, &f->comments.v[i], &comments, &jobs))
+		if (store_comment(db, &f->comments.v[i], &f->trust, &comments, &jobs))
 			goto fail;
 	if (store_state(db, f, requests) || db_commit(db))
 		goto fail;

@@ -114,14 +114,16 @@ bool comment_cmd_allowed(const char *author)
 
 DB_SQL(sql_cc_pending,
        "SELECT c.id, c.bug_id, c.author, c.text FROM comments c JOIN bugs b ON b.id = c.bug_id"
-       " WHERE c.handled = 0 AND c.is_ours = 0 AND c.author <> ? ORDER BY c.id LIMIT 200");
+       " WHERE c.handled = 0 AND c.is_ours = 0 AND c.is_private = 0 AND c.author <> ?"
+       " ORDER BY c.id LIMIT 200");
 DB_SQL(sql_cc_handled, "UPDATE comments SET handled = 1 WHERE id = ?");
 DB_SQL(sql_cc_candidate,
-       "SELECT id FROM candidates WHERE bug_id = ? AND source = 'attachment' AND source_id = ?"
+       "SELECT id FROM candidates WHERE bug_id = ?1 AND source = 'attachment' AND source_id = ?2"
+       " AND NOT EXISTS (SELECT 1 FROM attachments a WHERE a.id = ?2 AND a.is_private <> 0)"
        " ORDER BY id DESC LIMIT 1");
 DB_SQL(sql_cc_attachment,
        "SELECT file_name, sha256, data FROM attachments WHERE id = ? AND bug_id = ?"
-       " AND data IS NOT NULL");
+       " AND data IS NOT NULL AND is_private = 0");
 DB_SQL(sql_cc_add_candidate,
        "INSERT INTO candidates (bug_id, source, source_id, kind, name, sha256, content,"
        " patch_count) VALUES (?, 'attachment', ?, ?, ?, ?, ?, ?)"

@@ -4,9 +4,12 @@
  * (addresses, timestamps, pids and CPU numbers stripped; title plus top
  * frames; hashed), so equality of the hash is the test.
  *
- * Which signatures speak for a bug: the unpatched baseline's always; the
- * patched kernel's unless the patch itself broke the suite (PASS->FAIL),
- * since then the failure is the patch's, not the bug's.
+ * Which signatures speak for a bug: only those of an unpatched kernel, the
+ * baseline run of a job (or a job without a patch).  A patched kernel runs
+ * whatever the patch's author wrote: a patch that prints a forged Oops must
+ * not make someone else's bug a duplicate (and, with set_status, close it).
+ * Private bugs (in a tracker group) take no part: a link would name one on
+ * a bug that others can read.
  *
  * The newer bug is marked `duplicate` of the older one, and each of the two
  * gets ONE comment naming the other.  The markers "bugbridge-dup: <bug>
@@ -21,17 +24,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Signatures of a job that speak for its bug, and an open, older-or-newer match. */
+/* Unpatched signatures of a job, and an open public bug's unpatched match. */
 DB_SQL(sql_dup_matches,
        "SELECT s.hash, s.kind, s.title, s.frames, o.bug_id, MIN(o.job_id)"
        " FROM signatures s JOIN jobs j ON j.id = s.job_id"
        " JOIN (SELECT s2.hash AS hash, j2.bug_id AS bug_id, j2.id AS job_id"
        "       FROM signatures s2 JOIN jobs j2 ON j2.id = s2.job_id"
-       "       WHERE s2.variant = 'baseline' OR IFNULL(j2.change, '') <> 'PASS->FAIL') o"
+       "       WHERE s2.variant = 'baseline' OR j2.candidate_id IS NULL) o"
        "   ON o.hash = s.hash AND o.bug_id <> j.bug_id"
-       " JOIN bugs b ON b.id = o.bug_id AND b.is_open = 1 AND b.ignored = 0"
+       " JOIN bugs b ON b.id = o.bug_id AND b.is_open = 1 AND b.ignored = 0 AND b.groups = ''"
        " JOIN bugs me ON me.id = j.bug_id AND me.is_open = 1 AND me.ignored = 0"
-       " WHERE s.job_id = ? AND (s.variant = 'baseline' OR IFNULL(j.change, '') <> 'PASS->FAIL')"
+       "  AND me.groups = ''"
+       " WHERE s.job_id = ? AND (s.variant = 'baseline' OR j.candidate_id IS NULL)"
        " GROUP BY s.hash, o.bug_id ORDER BY o.bug_id LIMIT 20");
 DB_SQL(sql_dup_bug, "SELECT IFNULL(bug_id, 0) FROM jobs WHERE id = ?");
 DB_SQL(sql_dup_state, "SELECT triage_state FROM bugs WHERE id = ?");

@@ -12,7 +12,8 @@
  * maintainers (a file, or "auto": the one in [runner] kernel_source,
  * extracted into the cache once); when that is empty owners stay empty.  With [triage]
  * cc_maintainers the maintainers' addresses are added to the bug's Cc, one
- * update row per distinct set of addresses.
+ * update row per distinct set of addresses, never on a private bug (its Cc
+ * list may read it).  Private comments are not read for traces.
  */
 #include "triage.h"
 #include "xalloc.h"
@@ -117,7 +118,7 @@ DB_SQL(sql_ow_due,
        " FROM bugs b WHERE b.is_open = 1 AND b.ignored = 0 AND b.owners_key <> k LIMIT 100");
 DB_SQL(sql_ow_patches, "SELECT IFNULL(content, '') FROM candidates WHERE bug_id = ?");
 DB_SQL(sql_ow_texts,
-       "SELECT text FROM comments WHERE bug_id = ? AND is_ours = 0"
+       "SELECT text FROM comments WHERE bug_id = ? AND is_ours = 0 AND is_private = 0"
        " UNION ALL SELECT s.title || char(10) || s.frames FROM signatures s"
        " JOIN jobs j ON j.id = s.job_id WHERE j.bug_id = ?");
 DB_SQL(sql_ow_clear, "DELETE FROM bug_owners WHERE bug_id = ?");
@@ -125,6 +126,24 @@ DB_SQL(sql_ow_add,
        "INSERT INTO bug_owners (bug_id, kind, address, entry, rank) VALUES (?, ?, ?, ?, ?)"
        " ON CONFLICT DO NOTHING");
 DB_SQL(sql_ow_key, "UPDATE bugs SET owners_key = ? WHERE id = ?");
+DB_SQL(sql_ow_private, "SELECT 1 FROM bugs WHERE id = ? AND groups <> ''");
+
+/*
+ * A private bug's Cc list may see it (Bugzilla's cclist_accessible): never
+ * widen it on our own.
+ */
+static bool bug_private(struct db *db, sqlite3_int64 bug)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_ow_private);
+	bool priv = true;	/* a database error: do not Cc */
+
+	if (st) {
+		sqlite3_bind_int64(st, 1, bug);
+		priv = sqlite3_step(st) != SQLITE_DONE;
+		sqlite3_reset(st);
+	}
+	return priv;
+}
 
 static void merge(char ***all, int *n, char **files, int nfiles)
 {
@@ -203,7 +222,7 @@ static int queue_cc(struct db *db, sqlite3_int64 bug, const struct maint_result 
 	char addr[256], hex[SHA256_HEX_LEN];
 	int ret;
 
-	if (!cfg_bool("triage.cc_maintainers") || !r->npeople)
+	if (!cfg_bool("triage.cc_maintainers") || !r->npeople || bug_private(db, bug))
 		return 0;
 	body = json_object_new_object();
 	cc = json_object_new_object();

@@ -26,7 +26,9 @@
 
 DB_SQL(sql_tr_pending,
        "SELECT id FROM jobs WHERE state = 'done' AND reported = 0 ORDER BY id LIMIT 200");
-DB_SQL(sql_tr_bug, "SELECT triage_state, ignored FROM bugs WHERE id = ?");
+/* A private bug counts as ignored while [tracker] private_bugs = skip (?2). */
+DB_SQL(sql_tr_bug,
+       "SELECT triage_state, ignored OR (groups <> '' AND ?2) FROM bugs WHERE id = ?1");
 DB_SQL(sql_tr_reported, "UPDATE jobs SET reported = 1 WHERE id = ?");
 /* A re-run of this job, or one of the same patch still to come, is enough. */
 DB_SQL(sql_tr_has_retest,
@@ -85,6 +87,7 @@ static int bug_state(struct db *db, sqlite3_int64 bug_id, enum triage_state *s, 
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, bug_id);
+	sqlite3_bind_int(st, 2, !strcmp(cfg_str("tracker.private_bugs"), "skip"));
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		parsed = triage_state_parse(db_col_text(st, 0));
@@ -153,7 +156,7 @@ static int triage_job(struct db *db, const struct job_record *j)
 		return -1;
 	if (!j->bug_id || ignored) {
 		log_info("triage: job %lld: %s, nothing to report", (long long)j->id,
-			 ignored ? "bug is ignored" : "no bug");
+			 ignored ? "bug is ignored (or private, and private_bugs = skip)" : "no bug");
 		return 0;
 	}
 	/* a job for a bug we do not watch (bugbridge job add --bug): its result only */

@@ -1,0 +1,119 @@
+/*
+ * bugzilla_user: GET /rest/user's answer -> struct bz_user (bugzilla.h).
+ *
+ *   {"users": [{"id": 2, "name": "bot@example.com", "real_name": "...",
+ *               "groups": [{"id": 8, "name": "editbugs", "description": ...}]}]}
+ *
+ * Bugzilla leaves "groups" out where the caller may not see them (an
+ * anonymous caller, or another account's groups without editusers or bless
+ * rights), so a missing member is "unknown" (NULL), never "no groups".
+ */
+#include "bugzilla.h"
+#include "xalloc.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* [{"name": "b"}, {"name": "a"}] -> "a, b" */
+static int group_names(json_object *list, size_t user, char **out, struct buf *err)
+{
+	size_t n = json_object_array_length(list);
+	const char **names = xcalloc(n + 1, sizeof(*names));
+	struct buf joined = BUF_INIT;
+	int ret = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *g = json_object_array_get_idx(list, i), *name = NULL;
+
+		if (json_object_is_type(g, json_type_object))
+			json_object_object_get_ex(g, "name", &name);
+		if (!json_object_is_type(name, json_type_string)) {
+			buf_addf(err, "users[%zu].groups[%zu].name: expected a string", user, i);
+			goto out;
+		}
+		names[i] = json_object_get_string(name);
+	}
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		buf_addf(&joined, "%s%s", i ? ", " : "", names[i]);
+	*out = buf_detach(&joined, NULL);
+	ret = 0;
+out:
+	free(names);
+	buf_release(&joined);
+	return ret;
+}
+
+static int parse_user(json_object *o, size_t i, struct bz_user *u, struct buf *err)
+{
+	json_object *name = NULL, *groups = NULL;
+
+	if (!json_object_is_type(o, json_type_object)) {
+		buf_addf(err, "users[%zu]: expected an object", i);
+		return -1;
+	}
+	json_object_object_get_ex(o, "name", &name);
+	if (!json_object_is_type(name, json_type_string)) {
+		buf_addf(err, "users[%zu].name: expected a string", i);
+		return -1;
+	}
+	u->name = xstrdup(json_object_get_string(name));
+	if (!json_object_object_get_ex(o, "groups", &groups) ||
+	    json_object_is_type(groups, json_type_null))
+		return 0;
+	if (!json_object_is_type(groups, json_type_array)) {
+		buf_addf(err, "users[%zu].groups: expected an array", i);
+		return -1;
+	}
+	return group_names(groups, i, &u->groups, err);
+}
+
+int bz_parse_users(const char *body, struct bz_user_list *out, struct buf *err)
+{
+	json_object *root = json_tokener_parse(body), *users = NULL;
+	size_t start = out->n;
+	int ret = -1;
+
+	if (!json_object_is_type(root, json_type_object) ||
+	    !json_object_object_get_ex(root, "users", &users) ||
+	    !json_object_is_type(users, json_type_array)) {
+		buf_addstr(err, "users: expected an object with a users array");
+		goto out;
+	}
+	for (size_t i = 0; i < json_object_array_length(users); i++) {
+		if (out->n == out->alloc) {
+			out->alloc = out->alloc ? 2 * out->alloc : 8;
+			out->v = xreallocarray(out->v, out->alloc, sizeof(*out->v));
+		}
+		memset(&out->v[out->n], 0, sizeof(*out->v));
+		if (parse_user(json_object_array_get_idx(users, i), i, &out->v[out->n++], err))
+			goto out;
+	}
+	ret = 0;
+out:
+	if (ret) {
+		for (size_t i = start; i < out->n; i++) {
+			free(out->v[i].name);
+			free(out->v[i].groups);
+		}
+		out->n = start;
+	}
+	json_object_put(root);
+	return ret;
+}
+
+void bz_user_list_release(struct bz_user_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].groups);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
