@@ -489,6 +489,55 @@ void config_dump(const struct config *c, struct buf *out, bool example)
 	}
 }
 
+/* Key i is the *_file of a secret key ("api_key_file" of "api_key"). */
+static bool secret_file_key(int i)
+{
+	const struct config_key *k = &config_keys[i];
+	size_t n = strlen(k->name);
+	char base[64];
+	int j;
+
+	if (n <= 5 || n - 5 >= sizeof(base) || strcmp(k->name + n - 5, "_file"))
+		return false;
+	memcpy(base, k->name, n - 5);
+	base[n - 5] = '\0';
+	j = find_key(k->section, base);
+	return j >= 0 && (config_keys[j].flags & CONF_SECRET);
+}
+
+int config_write_restricted(const struct config *c, const char *keep, struct buf *out,
+			    struct buf *err)
+{
+	struct buf secret = BUF_INIT;
+	const char *section = "";
+	int keep_idx = key_index(keep), ret = -1;
+
+	if (config_secret(c, keep, &secret, err))
+		goto out;
+	for (int i = 0; i < config_nkeys; i++) {
+		const struct config_key *k = &config_keys[i];
+		const char *v = c->values[i];
+
+		if (i == keep_idx)
+			v = secret.ptr;
+		else if ((k->flags & CONF_SECRET) || secret_file_key(i))
+			v = "";
+		if (strcmp(section, k->section)) {
+			section = k->section;
+			buf_addf(out, "[%s]\n", section);
+		}
+		buf_addf(out, "%s = ", k->name);
+		dump_value(out, v);
+		buf_addch(out, '\n');
+	}
+	ret = 0;
+out:
+	if (secret.alloc)
+		memset(secret.ptr, 0, secret.len);
+	buf_release(&secret);
+	return ret;
+}
+
 void config_install(struct config *c)
 {
 	struct config *copy = xmalloc(sizeof(*copy));

@@ -83,6 +83,15 @@ int config_secret(const struct config *c, const char *key, struct buf *out,
 void config_collect_secrets(struct config *c);
 /* Every key with its value, secrets masked; example=true: the example file. */
 void config_dump(const struct config *c, struct buf *out, bool example);
+/*
+ * c as a configuration file for a process that must hold no secret (the
+ * dashboard's): every key with its value, but every secret and every
+ * secret's *_file empty, except the secret `keep` ("web.token"), written as
+ * its value (read from its file if need be).  -1 with err when that file
+ * cannot be read.  The caller wipes out when done with it.
+ */
+int config_write_restricted(const struct config *c, const char *keep, struct buf *out,
+			    struct buf *err);
 
 /* The process-wide configuration. */
 extern const struct config *cfg;

@@ -40,6 +40,29 @@ fail:
 	return -1;
 }
 
+int db_open_readonly(struct db *db, const char *path, struct buf *err)
+{
+	memset(db, 0, sizeof(*db));
+	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		buf_addf(err, "cannot open database '%s': %s", path,
+			 db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		goto fail;
+	}
+	db->path = xstrdup(path);
+	sqlite3_busy_timeout(db->h, 10000);
+	sqlite3_extended_result_codes(db->h, 1);
+	/* sorts and TEMP views stay in memory: no file is ever opened later */
+	if (sqlite3_exec(db->h, "PRAGMA temp_store = MEMORY;", NULL, NULL, NULL) != SQLITE_OK) {
+		buf_addf(err, "cannot set up database '%s': %s", path, sqlite3_errmsg(db->h));
+		goto fail;
+	}
+	return 0;
+fail:
+	db_close(db);
+	return -1;
+}
+
 void db_close(struct db *db)
 {
 	for (int i = 0; i < db->nstmts; i++)

@@ -60,6 +60,12 @@ struct db {
 
 /* Open (creating if needed) with WAL, foreign keys and a busy timeout. */
 int db_open(struct db *db, const char *path, struct buf *err);
+/*
+ * Open an existing database read-only (SQLITE_OPEN_READONLY: the file is
+ * opened O_RDONLY, so no statement can write it), with the busy timeout and
+ * temp_store in memory.  For the dashboard's process.
+ */
+int db_open_readonly(struct db *db, const char *path, struct buf *err);
 void db_close(struct db *db);
 
 /* The newest version this program knows. */

@@ -120,6 +120,21 @@ static void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 	buf_release(&line);
 }
 
+void log_write_line(const char *line, size_t len)
+{
+	struct buf copy = BUF_INIT;
+	FILE *out;
+
+	buf_add(&copy, line, len);
+	redact_secrets(&copy);
+	pthread_mutex_lock(&log_lock);
+	out = log_file ? log_file : stderr;
+	fprintf(out, "%s\n", copy.ptr);
+	fflush(out);
+	pthread_mutex_unlock(&log_lock);
+	buf_release(&copy);
+}
+
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	va_list ap;

@@ -10,6 +10,7 @@
 #define BB_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum log_level { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 
@@ -22,6 +23,12 @@ void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
 void log_close(void);
 
+/*
+ * A line another process of ours already formatted (the dashboard's, which
+ * writes its log through us): written as it is (secrets scrubbed), without
+ * its newline.
+ */
+void log_write_line(const char *line, size_t len);
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

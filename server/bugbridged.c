@@ -2,9 +2,10 @@
  * bugbridged: the service, and all of server/: it only wires the cycle
  * together.  One main loop runs the steps in data-flow order on its timer
  * (tracker: poll_cycle; triage: triage_run; tracker: outbox_flush; mail:
- * digest_tick); the HTTP server (web/) runs on libmicrohttpd's threads with
- * their own database connections.  May use every folder's public header;
- * nothing includes it.
+ * digest_tick); the dashboard and API (web/) run in a process of their own,
+ * without our secrets, which web_start() starts and keeps running (the same
+ * binary, as `bugbridged --web-child`).  May use every folder's public
+ * header; nothing includes it.
  *
  * Signals only raise flags; the loop acts on them between steps, so a post
  * in flight always finishes before we exit (SIGTERM/SIGINT) or reload the
@@ -81,15 +82,17 @@ static void run_cycle(struct db *db)
 		log_warn("cycle: digest failed; will retry");
 }
 
-static void reload(const struct app_opts *opts)
+static void reload(const struct app_opts *opts, struct web *web)
 {
 	struct buf err = BUF_INIT;
 
 	reload_requested = 0;
-	if (app_reload(opts, &err))
+	if (app_reload(opts, &err)) {
 		log_error("reload: %s; keeping the old configuration", err.ptr);
-	else
+	} else {
 		log_info("reload: configuration re-read, log reopened");
+		web_reload(web);	/* the dashboard gets the new one (a new token...) */
+	}
 	log_reopen();
 	buf_release(&err);
 }
@@ -99,16 +102,17 @@ static void reload(const struct app_opts *opts)
  * and post its verdict at once; every few seconds the outbox is tried
  * anyway, for rows whose backoff has run out.
  */
-static void idle(struct db *db, const struct app_opts *opts, struct wake *verdicts,
+static void idle(struct db *db, const struct app_opts *opts, struct web *web,
+		 struct wake *verdicts,
 		 time_t next_poll)
 {
 	time_t last_post = time(NULL);
 
 	while (!stop_requested && time(NULL) < next_poll) {
-		/* a second at most: a signal may land on one of the web threads */
+		/* a second at most: a signal may land on another thread (the dashboard's monitor) */
 		bool woken = wake_wait(verdicts, 1000) == 1;
 		if (reload_requested)
-			reload(opts);
+			reload(opts, web);
 		if (stop_requested || (!woken && time(NULL) - last_post < 5))
 			continue;
 		if (triage_run(db, &stop_requested))
@@ -127,13 +131,16 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct app_opts opts = { 0 };
-	struct http_server *http = NULL;
+	struct web *web = NULL;
 	struct buf err = BUF_INIT;
 	struct db db;
 	struct wake verdicts;
 	bool once = false;
 	int c;
 
+	/* the dashboard's process (web_start); never given by hand */
+	if (argc > 1 && !strcmp(argv[1], "--web-child"))
+		return web_child_main(argc, argv);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, APP_SHORTOPTS, longopts, NULL)) != -1) {
 		if (c == 'o')
@@ -148,10 +155,12 @@ int main(int argc, char **argv)
 		return c;
 	install_signals();
 	if (!once) {
-		http = http_start(&err);
-		if (!http) {
+		web = web_start(log_get_level(), &err);
+		if (!web) {
 			fprintf(stderr, "bugbridged: %s\n", err.ptr);
+			log_error("bugbridged: %s", err.ptr);
 			db_close(&db);
+			buf_release(&err);
 			return 1;
 		}
 	}
@@ -163,10 +172,10 @@ int main(int argc, char **argv)
 		run_cycle(&db);
 		if (once)
 			break;
-		idle(&db, &opts, &verdicts, next_poll);
+		idle(&db, &opts, web, &verdicts, next_poll);
 	}
 	log_info("bugbridged: %s", once ? "cycle done, exiting" : "stopping");
-	http_stop(http);
+	web_stop(web);
 	wake_close(&verdicts);
 	db_close(&db);
 	buf_release(&err);

@@ -10,8 +10,10 @@
  *         "with_baseline": true, "patch_count": 0}
  *        -> 201 {"id": 42, "state": "queued", "url": "/job/42"}
  *
- * The write goes through job_enqueue(), like every other way a job is made,
- * on this thread's writer connection.
+ * The write is checked here, then asked of bugbridged (privsep.h), which
+ * checks it again and queues it through job_enqueue(), like every other
+ * way a job is made: this process cannot write the database.  A job of a
+ * private bug does not exist here for a caller without the token.
  */
 #include "api.h"
 #include "xalloc.h"
@@ -20,6 +22,7 @@
 #include "kcidb.h"
 #include "log.h"
 #include "page.h"
+#include "privsep.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +34,6 @@ DB_SQL(sql_api_jobs,
        " kernel_version, created_at, started_at, finished_at"
        " FROM jobs WHERE (?1 IS NULL OR state = ?1)"
        " AND (?2 IS NULL OR bug_id = ?2) ORDER BY id DESC LIMIT ?3");
-DB_SQL(sql_api_candidate_bug, "SELECT bug_id FROM candidates WHERE id = ?");
 
 static const char *const job_states[] = { "queued", "running", "done", "cancelled" };
 
@@ -107,11 +109,14 @@ int api_job(struct http_request *req, struct http_response *resp)
 	}
 	if (http_parse_id(req->rest, &id))
 		return http_error(resp, 400, "bad job id");
-	rc = job_record_load(req->db, id, JOB_LOAD_DOC, &job);
+	/* the logs are listed by bugbridged: this process cannot read the log directories */
+	rc = job_record_load(req->db, id, JOB_LOAD_DOC & ~JOB_LOAD_LOGS, &job);
 	if (rc < 0)
 		return -1;
 	if (!rc)
 		return http_error(resp, 404, "no job %lld", (long long)id);
+	if (privsep_log_list(id, &job.logs, &job.nlogs))
+		log_warn("http: job %lld: its logs are not listed", (long long)id);
 	rc = api_send(resp, 200, job_record_json(&job));
 	job_record_release(&job);
 	return rc;
@@ -199,41 +204,14 @@ static int parse_spec(struct json_object *body, struct job_spec *spec, struct bu
 	return 0;
 }
 
-/* The candidate must exist and belong to the bug; fills in the bug if absent. */
-static int check_candidate(struct db *db, struct job_spec *spec, struct buf *why)
-{
-	sqlite3_stmt *st;
-	sqlite3_int64 bug;
-	int rc;
-
-	if (!spec->candidate_id)
-		return 0;
-	st = db_stmt(db, sql_api_candidate_bug);
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, spec->candidate_id);
-	rc = sqlite3_step(st);
-	bug = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return -1;
-	if (rc == SQLITE_DONE)
-		return buf_addf(why, "no candidate %lld", (long long)spec->candidate_id), 1;
-	if (spec->bug_id && spec->bug_id != bug)
-		return buf_addf(why, "candidate %lld belongs to bug %lld",
-				(long long)spec->candidate_id, (long long)bug), 1;
-	spec->bug_id = bug;
-	return 0;
-}
-
 int api_job_create(struct http_request *req, struct http_response *resp)
 {
 	struct job_spec spec = { 0 };
 	struct json_object *body = NULL, *o;
 	struct buf why = BUF_INIT, url = BUF_INIT;
-	sqlite3_int64 id;
-	struct db *db;
-	int ret = -1, rc;
+	struct ps_msg m = { .type = PS_JOB_ADD };
+	struct ps_reply *r = NULL;
+	int ret = -1;
 
 	if (http_require_token(req, resp))
 		return 0;
@@ -242,26 +220,30 @@ int api_job_create(struct http_request *req, struct http_response *resp)
 		ret = http_error(resp, 400, "%s", why.len ? why.ptr : "body is not JSON");
 		goto out;
 	}
-	db = http_write_db(req);
-	if (!db)
+	m.bug_id = spec.bug_id;
+	m.candidate_id = spec.candidate_id;
+	m.patch_count = spec.patch_count;
+	m.with_baseline = spec.with_baseline;
+	m.kind = !strcmp(spec.kind, "retest") ? PS_KIND_RETEST :
+		 !strcmp(spec.kind, "bisect") ? PS_KIND_BISECT : PS_KIND_TEST;
+	r = xmalloc(sizeof(*r));
+	if (privsep_call(&m, r, NULL))
 		goto out;
-	rc = check_candidate(db, &spec, &why);
-	if (rc) {
-		if (rc > 0)
-			ret = http_error(resp, 404, "%s", why.ptr);
+	if (r->status != 201) {
+		ret = http_error(resp, r->status >= 400 && r->status < 600 ? r->status : 500,
+				 "%s", r->text);
 		goto out;
 	}
-	if (job_enqueue(db, &spec, &id))
-		goto out;
-	buf_addf(&url, "/job/%lld", (long long)id);
+	buf_addf(&url, "/job/%lld", (long long)r->id);
 	http_set_header(resp, "Location", url.ptr);
 	o = json_object_new_object();
-	json_object_object_add(o, "id", json_object_new_int64(id));
+	json_object_object_add(o, "id", json_object_new_int64(r->id));
 	json_object_object_add(o, "state", json_object_new_string("queued"));
 	json_object_object_add(o, "url", json_object_new_string(url.ptr));
 	ret = api_send(resp, 201, o);
 out:
 	json_object_put(body);
+	free(r);
 	buf_release(&why);
 	buf_release(&url);
 	return ret;

@@ -1,20 +1,24 @@
 /*
  * http: the dashboard's and API's server on libmicrohttpd.
  *
- * We bind the listening socket ourselves (so "address in use" is reported
- * as such) and hand it to libmicrohttpd, which runs a pool of [web] threads
- * with an internal poll loop.  Each request goes through one access
- * callback:
+ * It runs in the dashboard's own process (web_child.c), on a listening
+ * socket bugbridged opened, with a pool of [web] threads and an internal
+ * poll loop.  Each request goes through one access callback:
  *
- *   first call     look up the route, refuse too-large bodies early,
- *                  allocate per-request state (freed in on_completed)
+ *   first call     look up the route; refuse, before a byte of the body is
+ *                  read, a body over the route's limit (413) and a write
+ *                  route without the right token (401/403); allocate
+ *                  per-request state (freed in on_completed)
  *   upload calls   append the body, up to the route's cap
- *   last call      run the handler, add the security headers, queue the
- *                  response
+ *   last call      run the handler on this thread's public connection (or
+ *                  the full one for a token holder while [tracker]
+ *                  private_bugs = test: http_db.c), add the security
+ *                  headers, queue the response
  *
- * The route table is the map of the web side, like cgit's cmd.c.  Each
- * worker thread keeps its own database connections in thread-specific
- * storage; their destructors close them when libmicrohttpd joins the pool.
+ * So an anonymous caller can make the server hold no more than
+ * libmicrohttpd's per-connection buffer, and at most [web] max_per_ip
+ * connections per address.  The route table is the map of the web side,
+ * like cgit's cmd.c.
  */
 #include "http.h"
 #include "xalloc.h"
@@ -26,7 +30,6 @@
 
 #include <errno.h>
 #include <microhttpd.h>
-#include <netdb.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,31 +47,32 @@ struct route {
 	const char *path;
 	enum route_match match;
 	http_handler_fn fn;
-	size_t max_body;
+	size_t max_body;		/* larger bodies get 413 before they are read */
+	bool write;			/* the token first: 401/403 before the body is read */
 };
 
 static const struct route routes[] = {
-	{ "GET", "/", ROUTE_EXACT, page_overview, 0 },
-	{ "GET", "/component/", ROUTE_PREFIX, page_component, 0 },
-	{ "GET", "/product/", ROUTE_PREFIX, page_product, 0 },
-	{ "GET", "/bug/", ROUTE_PREFIX, page_bug, 0 },
-	{ "GET", "/job/", ROUTE_PREFIX, page_job, 0 },
-	{ "GET", "/stats", ROUTE_EXACT, page_stats, 0 },
-	{ "GET", "/digests", ROUTE_EXACT, page_digests, 0 },
-	{ "GET", "/feed.atom", ROUTE_EXACT, page_feed, 0 },
-	{ "GET", "/style.css", ROUTE_EXACT, page_style, 0 },
-	{ "GET", "/healthz", ROUTE_EXACT, page_healthz, 0 },
-	{ "GET", "/artifacts/", ROUTE_PREFIX, page_artifact, 0 },
-	{ "GET", "/api/bugs", ROUTE_EXACT, api_bugs, 0 },
-	{ "GET", "/api/bugs/", ROUTE_PREFIX, api_bug, 0 },
-	{ "GET", "/api/jobs", ROUTE_EXACT, api_jobs, 0 },
-	{ "POST", "/api/jobs", ROUTE_EXACT, api_job_create, HTTP_MAX_BODY },
-	{ "GET", "/api/jobs/", ROUTE_PREFIX, api_job, 0 },
-	{ "GET", "/api/stats", ROUTE_EXACT, api_stats, 0 },
-	{ "GET", "/api/components", ROUTE_EXACT, api_components, 0 },
-	{ "GET", "/api/digests", ROUTE_EXACT, api_digests, 0 },
-	{ "GET", "/api/queue", ROUTE_EXACT, api_queue, 0 },
-	{ NULL, "/api/runner/", ROUTE_PREFIX, api_runner, HTTP_RUNNER_MAX_BODY },
+	{ "GET", "/", ROUTE_EXACT, page_overview, 0, false },
+	{ "GET", "/component/", ROUTE_PREFIX, page_component, 0, false },
+	{ "GET", "/product/", ROUTE_PREFIX, page_product, 0, false },
+	{ "GET", "/bug/", ROUTE_PREFIX, page_bug, 0, false },
+	{ "GET", "/job/", ROUTE_PREFIX, page_job, 0, false },
+	{ "GET", "/stats", ROUTE_EXACT, page_stats, 0, false },
+	{ "GET", "/digests", ROUTE_EXACT, page_digests, 0, false },
+	{ "GET", "/feed.atom", ROUTE_EXACT, page_feed, 0, false },
+	{ "GET", "/style.css", ROUTE_EXACT, page_style, 0, false },
+	{ "GET", "/healthz", ROUTE_EXACT, page_healthz, 0, false },
+	{ "GET", "/artifacts/", ROUTE_PREFIX, page_artifact, 0, false },
+	{ "GET", "/api/bugs", ROUTE_EXACT, api_bugs, 0, false },
+	{ "GET", "/api/bugs/", ROUTE_PREFIX, api_bug, 0, false },
+	{ "GET", "/api/jobs", ROUTE_EXACT, api_jobs, 0, false },
+	{ "POST", "/api/jobs", ROUTE_EXACT, api_job_create, HTTP_MAX_BODY, true },
+	{ "GET", "/api/jobs/", ROUTE_PREFIX, api_job, 0, false },
+	{ "GET", "/api/stats", ROUTE_EXACT, api_stats, 0, false },
+	{ "GET", "/api/components", ROUTE_EXACT, api_components, 0, false },
+	{ "GET", "/api/digests", ROUTE_EXACT, api_digests, 0, false },
+	{ "GET", "/api/queue", ROUTE_EXACT, api_queue, 0, false },
+	{ NULL, "/api/runner/", ROUTE_PREFIX, api_runner, HTTP_RUNNER_MAX_BODY, true },
 };
 
 struct http_server {
@@ -81,57 +85,9 @@ struct request_state {
 	const struct route *route;	/* NULL: no route for this path */
 	bool method_ok;
 	bool too_big;
+	bool answered;			/* refused on the first call; the body is dropped */
 	struct buf body;
 };
-
-static pthread_key_t read_db_key, write_db_key;
-static pthread_once_t keys_once = PTHREAD_ONCE_INIT;
-
-static void close_db(void *p)
-{
-	struct db *db = p;
-
-	db_close(db);
-	free(db);
-}
-
-static void make_keys(void)
-{
-	if (pthread_key_create(&read_db_key, close_db) ||
-	    pthread_key_create(&write_db_key, close_db))
-		die("http: cannot create thread keys");
-}
-
-static struct db *thread_db(pthread_key_t key, bool readonly)
-{
-	struct db *db = pthread_getspecific(key);
-	struct buf err = BUF_INIT;
-
-	if (db)
-		return db;
-	db = xcalloc(1, sizeof(*db));
-	if (db_open(db, cfg_str("db.path"), &err) || db_check_version(db, &err)) {
-		error("http: %s", err.ptr);
-		goto fail;
-	}
-	/* Readers must never write, even through a bug in a page. */
-	if (readonly && db_exec(db, "PRAGMA query_only = 1"))
-		goto fail;
-	pthread_setspecific(key, db);
-	buf_release(&err);
-	return db;
-fail:
-	db_close(db);
-	free(db);
-	buf_release(&err);
-	return NULL;
-}
-
-struct db *http_write_db(struct http_request *req)
-{
-	(void)req;
-	return thread_db(write_db_key, false);
-}
 
 const char *http_query(struct http_request *req, const char *name)
 {
@@ -223,36 +179,50 @@ static bool token_equal(const char *a, const char *b)
 	return !diff && lb;
 }
 
-int http_require_token(struct http_request *req, struct http_response *resp)
+/* 0 right token, 1 none given, 2 wrong one, 3 no token configured (or unreadable). */
+static int check_token(struct http_request *req)
 {
 	const char *auth = http_header(req, MHD_HTTP_HEADER_AUTHORIZATION);
 	struct buf token = BUF_INIT, err = BUF_INIT;
-	int ret = -1;
+	int ret;
 
-	if (!auth || strncasecmp(auth, "Bearer ", 7)) {
-		http_set_header(resp, "WWW-Authenticate", "Bearer realm=\"bugbridge\"");
-		http_error(resp, 401, "this endpoint needs a bearer token");
-		goto out;
-	}
+	if (!auth || strncasecmp(auth, "Bearer ", 7))
+		return 1;
 	if (config_secret(cfg, "web.token", &token, &err)) {
 		log_error("http: %s", err.ptr);
-		http_error(resp, 403, "the server cannot read its token");
-		goto out;
+		ret = 3;
+	} else if (!token.len) {
+		ret = 3;
+	} else {
+		ret = token_equal(auth + 7, token.ptr) ? 0 : 2;
 	}
-	if (!token.len) {
-		http_error(resp, 403, "writes are disabled: no [web] token configured");
-		goto out;
-	}
-	if (!token_equal(auth + 7, token.ptr)) {
-		log_warn("http: wrong token for %s %s", req->method, req->path);
-		http_error(resp, 403, "wrong token");
-		goto out;
-	}
-	ret = 0;
-out:
 	buf_release(&token);
 	buf_release(&err);
 	return ret;
+}
+
+bool http_authenticated(struct http_request *req)
+{
+	return !check_token(req);
+}
+
+int http_require_token(struct http_request *req, struct http_response *resp)
+{
+	switch (check_token(req)) {
+	case 0:
+		return 0;
+	case 1:
+		http_set_header(resp, "WWW-Authenticate", "Bearer realm=\"bugbridge\"");
+		http_error(resp, 401, "this endpoint needs a bearer token");
+		return -1;
+	case 2:
+		log_warn("http: wrong token for %s %s", req->method, req->path);
+		http_error(resp, 403, "wrong token");
+		return -1;
+	default:
+		http_error(resp, 403, "writes are disabled: no [web] token configured");
+		return -1;
+	}
 }
 
 static const struct route *find_route(const char *method, const char *path, bool *method_ok)
@@ -384,7 +354,10 @@ static void dispatch(struct MHD_Connection *conn, const char *method, const char
 	};
 
 	if (st->route && st->method_ok && !st->too_big) {
-		req.db = thread_db(read_db_key, true);
+		req.authenticated = http_authenticated(&req);
+		req.full = req.authenticated &&
+			   !strcmp(cfg_str("tracker.private_bugs"), "test");
+		req.db = http_db_get(req.full);
 		if (!req.db)
 			return (void)http_error(resp, 503, "database unavailable");
 	}
@@ -417,6 +390,40 @@ int http_route(struct http_request *req, struct http_response *resp)
 	return 0;
 }
 
+/*
+ * The first call, before any of the body is read: a body over the route's
+ * limit, or a write without the right token, is answered at once, and
+ * libmicrohttpd then closes the connection instead of reading the body.
+ * true when it answered.
+ */
+static bool refuse_early(struct MHD_Connection *conn, const char *method, const char *url,
+			 struct request_state *st)
+{
+	struct http_response resp = { .status = 200, .body = BUF_INIT, .fd = -1 };
+	struct http_request req = { .method = method, .path = url, .rest = "", .conn = conn };
+	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						      MHD_HTTP_HEADER_CONTENT_LENGTH);
+	size_t cap = st->route && st->method_ok ? st->route->max_body : 0;
+	bool refused = false;
+
+	resp.is_api = !strncmp(url, "/api/", 5);
+	if (len && strtoull(len, NULL, 10) > cap) {
+		st->too_big = true;
+		if (st->route && st->method_ok)
+			refused = !http_error(&resp, 413, "request body too large (at most %zu bytes"
+					      " here)", cap);
+	} else if (st->route && st->method_ok && st->route->write) {
+		refused = http_require_token(&req, &resp) != 0;
+	}
+	if (refused) {
+		st->answered = true;
+		if (send_response(conn, &resp) != MHD_YES)
+			log_warn("http: cannot answer %s %s early", method, url);
+	}
+	response_release(&resp);
+	return refused;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version,
 				  const char *upload_data, size_t *upload_data_size,
@@ -429,7 +436,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	(void)cls;
 	(void)version;
 	if (!st) {
-		const char *len;
 		size_t cap;
 
 		st = xcalloc(1, sizeof(*st));
@@ -438,18 +444,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			st->route = find_route(method, url, &st->method_ok);
 		cap = st->route && st->method_ok ? st->route->max_body : 0;
 		buf_init(&st->body, cap ? cap : 1);
-		len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						  MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (len && strtoull(len, NULL, 10) > (cap ? cap : 0))
-			st->too_big = true;
+		refuse_early(conn, method, url, st);
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
-		if (!st->too_big && buf_add(&st->body, upload_data, *upload_data_size))
+		if (!st->too_big && !st->answered &&
+		    buf_add(&st->body, upload_data, *upload_data_size))
 			st->too_big = true;
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	if (st->answered)
+		return MHD_YES;
 	resp.is_api = !strncmp(url, "/api/", 5);
 	if (!valid_path(url))
 		http_error(&resp, 400, "bad path");
@@ -486,96 +492,35 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	buf_release(&msg);
 }
 
-/* Split "host:port", "[v6]:port" or ":port" (all addresses). */
-static int split_listen(const char *listen_spec, char **host, char **port)
-{
-	const char *colon;
-
-	if (listen_spec[0] == '[') {
-		const char *end = strchr(listen_spec, ']');
-
-		if (!end || end[1] != ':')
-			return -1;
-		*host = xstrndup(listen_spec + 1, (size_t)(end - listen_spec - 1));
-		*port = xstrdup(end + 2);
-	} else {
-		colon = strrchr(listen_spec, ':');
-		if (!colon)
-			return -1;
-		*host = colon == listen_spec ? NULL : xstrndup(listen_spec, (size_t)(colon - listen_spec));
-		*port = xstrdup(colon + 1);
-	}
-	if (*host && (!strcmp(*host, "*") || !**host)) {
-		free(*host);
-		*host = NULL;
-	}
-	return **port ? 0 : -1;
-}
-
-static int open_listener(const char *listen_spec, struct buf *err)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE };
-	struct addrinfo *res = NULL;
-	char *host = NULL, *port = NULL;
-	int fd = -1, one = 1, rc;
-
-	if (split_listen(listen_spec, &host, &port)) {
-		buf_addf(err, "bad [web] listen '%s': want host:port", listen_spec);
-		goto out;
-	}
-	rc = getaddrinfo(host, port, &hints, &res);
-	if (rc) {
-		buf_addf(err, "bad [web] listen '%s': %s", listen_spec, gai_strerror(rc));
-		goto out;
-	}
-	fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, res->ai_protocol);
-	if (fd < 0) {
-		buf_addf(err, "cannot create socket: %s", strerror(errno));
-		goto out;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 128)) {
-		buf_addf(err, "cannot listen on '%s': %s", listen_spec, strerror(errno));
-		close(fd);
-		fd = -1;
-	}
-out:
-	if (res)
-		freeaddrinfo(res);
-	free(host);
-	free(port);
-	return fd;
-}
-
-struct http_server *http_start(struct buf *err)
+struct http_server *http_start(int listen_fd, struct buf *err)
 {
 	struct http_server *srv = NULL;
 	unsigned threads = (unsigned)cfg_int("web.threads");
+	long per_ip = cfg_int("web.max_per_ip");
 	const union MHD_DaemonInfo *info;
-	int fd;
 
-	pthread_once(&keys_once, make_keys);
 	if (threads < 1 || threads > 256) {
 		buf_addf(err, "bad [web] threads %u: want 1 to 256", threads);
 		return NULL;
 	}
-	fd = open_listener(cfg_str("web.listen"), err);
-	if (fd < 0)
+	if (per_ip < 0 || per_ip > 100000) {
+		buf_addf(err, "bad [web] max_per_ip %ld: want 0 (no limit) to 100000", per_ip);
 		return NULL;
+	}
 	srv = xcalloc(1, sizeof(*srv));
 	srv->daemon = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
 		0, NULL, NULL, on_request, NULL,
 		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
-		MHD_OPTION_LISTEN_SOCKET, fd,
+		MHD_OPTION_LISTEN_SOCKET, listen_fd,
 		MHD_OPTION_THREAD_POOL_SIZE, threads,
 		MHD_OPTION_CONNECTION_TIMEOUT, 30u,
 		MHD_OPTION_CONNECTION_LIMIT, 512u,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)per_ip,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 		MHD_OPTION_END);
 	if (!srv->daemon) {
 		buf_addf(err, "cannot start the web server on '%s'", cfg_str("web.listen"));
-		close(fd);
 		free(srv);
 		return NULL;
 	}
@@ -590,7 +535,7 @@ void http_stop(struct http_server *srv)
 {
 	if (!srv)
 		return;
-	/* Joins the pool threads; their key destructors close their databases. */
+	/* joins the pool threads, closes the listening socket */
 	MHD_stop_daemon(srv->daemon);
 	free(srv);
 }

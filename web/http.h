@@ -23,9 +23,12 @@
  * headers (CSP, nosniff, frame and referrer policy); handlers need not.
  *
  * Threads: libmicrohttpd runs handlers on a pool of [web] threads.  Each
- * thread owns one read-only database connection (req->db, opened lazily,
- * PRAGMA query_only) and, only if a handler asks, one writer connection
- * (http_write_db).  Neither is shared, so handlers need no locks.
+ * thread owns one pair of read-only database connections (http_db.c):
+ * req->db is the public one, on which private bugs and everything of them
+ * do not exist, or, for a request with the API token while [tracker]
+ * private_bugs = test, the full one.  Neither is shared, so handlers need
+ * no locks.  Nothing here writes the database: the one write (POST
+ * /api/jobs) is a message to bugbridged (privsep.h), and so are logs.
  *
  * Ownership: the request and everything in it belong to http.c and live
  * until the handler returns.  The response's body buf and fd (if set) are
@@ -48,7 +51,9 @@ struct http_request {
 	const char *rest;	/* path after the matched route prefix ("" if exact) */
 	const char *body;	/* request body, NUL-terminated ("" if none) */
 	size_t body_len;
-	struct db *db;		/* this thread's read-only connection */
+	struct db *db;		/* this thread's read-only connection (public or full) */
+	bool authenticated;	/* carries the right API token */
+	bool full;		/* db is the full connection: private bugs exist */
 	struct MHD_Connection *conn;	/* for http_query/http_header only */
 };
 
@@ -72,8 +77,8 @@ typedef int (*http_handler_fn)(struct http_request *req, struct http_response *r
 const char *http_query(struct http_request *req, const char *name);
 /* A request header, or NULL. */
 const char *http_header(struct http_request *req, const char *name);
-/* This thread's writer connection (opened on first use), or NULL (logged). */
-struct db *http_write_db(struct http_request *req);
+/* Does the request carry "Authorization: Bearer <the API token>"? */
+bool http_authenticated(struct http_request *req);
 
 /* Add a response header (copied); ignored past HTTP_MAX_HEADERS. */
 void http_set_header(struct http_response *resp, const char *name, const char *value);
@@ -101,17 +106,36 @@ int http_require_token(struct http_request *req, struct http_response *resp);
  */
 int http_route(struct http_request *req, struct http_response *resp);
 
+/* --- http.c: the server -------------------------------------------------- */
+
+struct http_server;
+/* Serve on listen_fd with [web] threads; the connections must be open (http_db_open). */
+struct http_server *http_start(int listen_fd, struct buf *err);
+/* Finish the requests in flight, stop the threads, close the socket; NULL is fine. */
+void http_stop(struct http_server *srv);
+
+/* --- http_db.c: the connections ------------------------------------------ */
+
+/* Open n pairs of connections to [db] path (n: the worker threads). */
+int http_db_open(int n, struct buf *err);
+void http_db_close(void);
+/* This thread's public or full connection (a free pair is taken on first use). */
+struct db *http_db_get(bool full);
+/* Shadow db's tables with the public_* views (TEMP views); for tests too. */
+int http_db_public(struct db *db);
+
 /* Parse a positive decimal id that is the whole string; -1 if not. */
 int http_parse_id(const char *s, sqlite3_int64 *id);
 
 /*
  * Remote runners: every /api/runner/<anything> request, any method, goes
  * here (server/api_runner.c).  req->rest is the part after "/api/runner/".
- * Request bodies up to HTTP_RUNNER_MAX_BODY bytes reach it; larger ones get
- * 413 before it is called.
+ * Only requests with the token reach it, and only with bodies up to
+ * HTTP_RUNNER_MAX_BODY bytes: anything else is answered (401/403, 413)
+ * before a byte of the body is read.
  */
 #define HTTP_MAX_BODY (64 * 1024)
-#define HTTP_RUNNER_MAX_BODY (64 * 1024 * 1024)
+#define HTTP_RUNNER_MAX_BODY (1024 * 1024)
 int api_runner(struct http_request *req, struct http_response *resp);
 
 #endif

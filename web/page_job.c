@@ -4,17 +4,20 @@
  * logs.  While the job is queued or running the page refreshes itself
  * every few seconds (a meta refresh: no JavaScript needed).
  *
- * "/job/<id>/<name>.log" serves a log from the job's log_dir as plain text.
+ * "/job/<id>/<name>.log" serves a log from the job's log_dir as plain text,
+ * for a job this request may see (a private bug's only with the token).
  * The name is checked against job_logs.h's strict pattern (which also
- * decides what the page and the JSON list), then opened relative to the
- * log directory with O_NOFOLLOW, and must be a regular file: a symlink
- * planted in a log directory leads nowhere.
+ * decides what the page and the JSON list); bugbridged opens it (this
+ * process opens no file: privsep.h) relative to the log directory with
+ * O_NOFOLLOW, and it must be a regular file: a symlink planted in a log
+ * directory leads nowhere.
  */
 #include "html.h"
 #include "xalloc.h"
 #include "job_logs.h"
 #include "log.h"
 #include "page.h"
+#include "privsep.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,64 +40,66 @@ DB_SQL(sql_job_get,
 DB_SQL(sql_job_stages,
        "SELECT attempt, variant, stage, started_at, finished_at, status, ifnull(detail, '')"
        " FROM job_stages WHERE job_id = ? ORDER BY id");
-DB_SQL(sql_job_log_dir, "SELECT ifnull(log_dir, '') FROM jobs WHERE id = ?");
 DB_SQL(sql_job_lava,
        "SELECT attempt, variant, boot, ifnull(lava_id, 0), ifnull(url, ''), state,"
        " ifnull(health, ''), ifnull(device, ''), ifnull(outcome, '')"
        " FROM lava_jobs WHERE job_id = ? ORDER BY id");
+DB_SQL(sql_job_visible, "SELECT 1 FROM jobs WHERE id = ?");
+
+/* Is job id there for this request (on the public connection: is it public)? */
+static bool job_visible(struct db *db, sqlite3_int64 id)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_job_visible);
+	bool yes = false;
+
+	if (st) {
+		sqlite3_bind_int64(st, 1, id);
+		yes = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_reset(st);
+	}
+	return yes;
+}
 
 static int serve_log(struct http_request *req, struct http_response *resp,
 		     sqlite3_int64 id, const char *name)
 {
-	sqlite3_stmt *st;
-	struct stat sb;
-	char *dir = NULL;
-	int dfd = -1, fd = -1;
+	struct ps_msg m = { .type = PS_LOG_OPEN, .job_id = id };
+	struct ps_reply *r;
+	int fd, ret;
 
-	if (!job_log_name_ok(name))
+	if (!job_log_name_ok(name) || strlen(name) >= sizeof(m.name))
 		return http_error(resp, 404, "no such log");
-	st = db_stmt(req->db, sql_job_log_dir);
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		dir = xstrdup(db_col_text(st, 0));
-	sqlite3_reset(st);
-	if (!dir)
+	/* a job this request may not see (a private bug's) has no logs either */
+	if (!job_visible(req->db, id))
 		return http_error(resp, 404, "no job %lld", (long long)id);
-	if (*dir != '/') {
-		free(dir);
-		return http_error(resp, 404, "job %lld has no logs yet", (long long)id);
+	memcpy(m.name, name, strlen(name) + 1);
+	r = xmalloc(sizeof(*r));
+	if (privsep_call(&m, r, &fd)) {
+		free(r);
+		return -1;
 	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0)
-		fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
-		if (errno != ENOENT && errno != ELOOP)
-			log_warn("http: job %lld: cannot open log '%s' in '%s': %s", (long long)id,
-				 name, dir, strerror(errno));
+	if (r->status != 200 || fd < 0) {
+		ret = http_error(resp, r->status == 200 ? 500 : 404, "%s", r->text);
 		if (fd >= 0)
 			close(fd);
-		if (dfd >= 0)
-			close(dfd);
-		free(dir);
-		return http_error(resp, 404, "job %lld has no %s", (long long)id, name);
+		free(r);
+		return ret;
 	}
-	close(dfd);
-	free(dir);
 	resp->fd = fd;
-	resp->fd_size = (size_t)sb.st_size;
+	resp->fd_size = (size_t)r->size;
 	resp->content_type = "text/plain; charset=utf-8";
+	free(r);
 	return 0;
 }
 
 /* The .log files present in the job's log directory, as links. */
-static void log_links(struct buf *out, sqlite3_int64 id, const char *dir)
+static void log_links(struct buf *out, sqlite3_int64 id)
 {
 	char **names;
 	int n;
 
-	job_logs_list(dir, &names, &n);
+	if (privsep_log_list(id, &names, &n))
+		log_warn("http: job %lld: its logs are not listed", (long long)id);
 	buf_addstr(out, "<section>\n<h2>Logs</h2>\n<ul class=\"logs\">\n");
 	for (int i = 0; i < n; i++) {
 		buf_addf(out, "<li><a href=\"/job/%lld/", (long long)id);
@@ -354,7 +359,6 @@ static int show(struct http_request *req, struct http_response *resp, sqlite3_in
 	sqlite3_stmt *st = db_stmt(req->db, sql_job_get);
 	time_t now = time(NULL);
 	const char *state;
-	char *log_dir;
 	int live;
 
 	if (!st)
@@ -377,15 +381,11 @@ static int show(struct http_request *req, struct http_response *resp, sqlite3_in
 			buf_addstr(out, " (no queue estimate: database error)");
 		buf_addstr(out, "</p>\n");
 	}
-	log_dir = xstrdup(db_col_text(st, 13));
 	sqlite3_reset(st);
 	if (stages(req->db, id, out, (double)now) || lava_jobs(req->db, id, out) ||
-	    tests(req->db, id, out) || signatures(req->db, id, out)) {
-		free(log_dir);
+	    tests(req->db, id, out) || signatures(req->db, id, out))
 		return error("http: job %lld: %s", (long long)id, db_errmsg(req->db));
-	}
-	log_links(out, id, log_dir);
-	free(log_dir);
+	log_links(out, id);
 	page_end(out);
 	return 0;
 }

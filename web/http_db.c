@@ -1,0 +1,122 @@
+/*
+ * http_db: the dashboard's database connections, opened before it serves
+ * anything (and, in the dashboard's own process, before it gives up root:
+ * see web_child.c), one pair per worker thread:
+ *
+ *   public  read-only (the file is opened O_RDONLY), and every table that
+ *           holds tracker data is shadowed by a TEMP view of the same name
+ *           over the schema's public_* view (0008_private.sql): a private
+ *           bug, its comments, candidates, jobs, results, posts and owners
+ *           do not exist for any query on it, whatever the query says.
+ *   full    read-only, unfiltered: for requests that carry the API token
+ *           while [tracker] private_bugs = test.
+ *
+ * A worker thread takes a free pair on its first request and keeps it; the
+ * pairs are closed by http_db_close() once the threads are gone.
+ */
+#include "http.h"
+#include "xalloc.h"
+#include "config.h"
+#include "log.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The tables the public_* views stand for (0008_private.sql). */
+static const char *const shadowed[] = {
+	"bugs", "comments", "attachments", "candidates", "jobs", "job_stages",
+	"test_results", "signatures", "baseline_runs", "outbox", "bug_owners",
+};
+
+struct http_db_pool {
+	pthread_mutex_t lock;
+	struct db *pub, *full;
+	int n, used;
+};
+
+static struct http_db_pool pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static _Thread_local int my_slot = -1;
+
+int http_db_public(struct db *db)
+{
+	struct buf sql = BUF_INIT;
+	int ret;
+
+	for (size_t i = 0; i < sizeof(shadowed) / sizeof(shadowed[0]); i++)
+		buf_addf(&sql, "CREATE TEMP VIEW %s AS SELECT * FROM main.public_%s;\n",
+			 shadowed[i], shadowed[i]);
+	ret = db_exec(db, sql.ptr);
+	buf_release(&sql);
+	return ret;
+}
+
+static int open_one(struct db *db, const char *path, bool public_only, struct buf *err)
+{
+	if (db_open_readonly(db, path, err) || db_check_version(db, err))
+		goto fail;
+	if (public_only && http_db_public(db)) {
+		buf_addf(err, "cannot set up the public views of '%s': %s", path, db_errmsg(db));
+		goto fail;
+	}
+	/* no statement may write, not even to the TEMP schema */
+	if (db_exec(db, "PRAGMA query_only = 1")) {
+		buf_addf(err, "cannot make '%s' query-only: %s", path, db_errmsg(db));
+		goto fail;
+	}
+	return 0;
+fail:
+	db_close(db);
+	return -1;
+}
+
+int http_db_open(int n, struct buf *err)
+{
+	const char *path = cfg_str("db.path");
+
+	if (n < 1 || n > 256) {
+		buf_addf(err, "bad [web] threads %d: want 1 to 256", n);
+		return -1;
+	}
+	pool.pub = xcalloc(n, sizeof(*pool.pub));
+	pool.full = xcalloc(n, sizeof(*pool.full));
+	for (pool.n = 0; pool.n < n; pool.n++) {
+		if (open_one(&pool.pub[pool.n], path, true, err))
+			goto fail;
+		if (open_one(&pool.full[pool.n], path, false, err)) {
+			db_close(&pool.pub[pool.n]);
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	http_db_close();
+	return -1;
+}
+
+void http_db_close(void)
+{
+	for (int i = 0; i < pool.n; i++) {
+		db_close(&pool.pub[i]);
+		db_close(&pool.full[i]);
+	}
+	free(pool.pub);
+	free(pool.full);
+	pool.pub = pool.full = NULL;
+	pool.n = pool.used = 0;
+}
+
+struct db *http_db_get(bool full)
+{
+	if (my_slot < 0) {
+		pthread_mutex_lock(&pool.lock);
+		if (pool.used < pool.n)
+			my_slot = pool.used++;
+		pthread_mutex_unlock(&pool.lock);
+		if (my_slot < 0) {
+			log_error("http: no database connection left for this thread");
+			return NULL;
+		}
+	}
+	return full ? &pool.full[my_slot] : &pool.pub[my_slot];
+}

@@ -1,0 +1,83 @@
+/*
+ * privsep: what the dashboard's process may ask bugbridged for, and
+ * nothing else (OpenBSD's imsg in miniature).
+ *
+ * The dashboard (web_child.c) holds no tracker key, no SMTP password and a
+ * read-only database; what it cannot do itself it asks over one
+ * SOCK_SEQPACKET socket, one fixed-size message per request and one per
+ * answer, each checked for its exact size, its type and NUL-terminated
+ * strings by the side that receives it:
+ *
+ *   PS_READY     child -> parent once it serves (no answer)
+ *   PS_JOB_ADD   POST /api/jobs, after the child checked the token: the
+ *                parent validates the spec again and queues the job
+ *                (job_enqueue) on its own connection
+ *   PS_LOG_OPEN  a job's log: the parent checks the name, opens it in the
+ *                job's log_dir (O_NOFOLLOW, a regular file) and passes the
+ *                open file back (SCM_RIGHTS); the child never opens a path
+ *   PS_LOG_LIST  the names of a job's servable logs
+ *
+ * Which job a request may see is decided by the child (it alone knows who
+ * asks); the parent only refuses what no request may have.
+ */
+#ifndef BB_PRIVSEP_H
+#define BB_PRIVSEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "buf.h"
+#include "db.h"
+
+enum ps_type { PS_READY = 1, PS_JOB_ADD, PS_LOG_OPEN, PS_LOG_LIST };
+
+#define PS_NAME_MAX 128
+#define PS_TEXT_MAX 8192
+
+/* child -> parent */
+struct ps_msg {
+	uint32_t type;
+	uint32_t kind;			/* PS_JOB_ADD: enum ps_kind */
+	int64_t bug_id, candidate_id;	/* PS_JOB_ADD: 0 if not given */
+	int64_t job_id;			/* PS_LOG_* */
+	int32_t patch_count;		/* PS_JOB_ADD */
+	uint32_t with_baseline;		/* PS_JOB_ADD: 0 or 1 */
+	char name[PS_NAME_MAX];		/* PS_LOG_OPEN: the log's file name */
+};
+
+enum ps_kind { PS_KIND_TEST, PS_KIND_RETEST, PS_KIND_BISECT };
+
+/* parent -> child */
+struct ps_reply {
+	uint32_t type;			/* the request's */
+	int32_t status;			/* the HTTP status to answer with */
+	int64_t id;			/* PS_JOB_ADD: the new job */
+	uint64_t size;			/* PS_LOG_OPEN: bytes; the file rides along */
+	char text[PS_TEXT_MAX];		/* an error; PS_LOG_LIST: names, one per line */
+};
+
+/* --- privsep.c: the dashboard's side ------------------------------------ */
+
+/* Use fd (the child's end) for every request from now on. */
+void privsep_client_init(int fd);
+/* Tell the parent the dashboard serves. */
+int privsep_ready(void);
+/*
+ * One request, one answer (requests from several threads take turns).
+ * *fd gets a file passed along (-1 if none; pass NULL where none may come).
+ * -1 when the parent could not be asked or answered nonsense (logged).
+ */
+int privsep_call(struct ps_msg *m, struct ps_reply *r, int *fd);
+/* PS_LOG_LIST: the names into *names (free with job_logs_free); 0 or -1. */
+int privsep_log_list(int64_t job_id, char ***names, int *n);
+
+/* --- privsep_serve.c: bugbridged's side --------------------------------- */
+
+/*
+ * Answer one message from sock using db (bugbridged's own connection).
+ * 1 answered (or dropped a bad one: logged), 0 the child is gone (EOF),
+ * -1 the socket failed.  *ready is set by PS_READY.
+ */
+int privsep_serve(int sock, struct db *db, bool *ready);
+
+#endif

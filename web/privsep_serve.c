@@ -1,0 +1,235 @@
+/*
+ * privsep_serve: bugbridged's side of the conversation with the dashboard's
+ * process (see privsep.h).  Everything in a message is checked here again,
+ * as if the dashboard had been taken over: the exact size and type, the
+ * strings' terminators, a job spec's every field, a log's name against
+ * job_logs.h's pattern.  The answers carry only what the request needs.
+ */
+#include "privsep.h"
+#include "xalloc.h"
+#include "config.h"
+#include "job_logs.h"
+#include "job_queue.h"
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+DB_SQL(sql_ps_candidate_bug, "SELECT bug_id FROM candidates WHERE id = ?");
+DB_SQL(sql_ps_bug_private, "SELECT 1 FROM bugs WHERE id = ? AND groups <> ''");
+DB_SQL(sql_ps_log_dir, "SELECT ifnull(log_dir, '') FROM jobs WHERE id = ?");
+
+static int send_reply(int sock, struct ps_reply *r, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { r, sizeof(*r) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*r) ? 0 : -1;
+}
+
+static void answer(struct ps_reply *r, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void answer(struct ps_reply *r, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->status = status;
+	va_start(ap, fmt);
+	vsnprintf(r->text, sizeof(r->text), fmt, ap);
+	va_end(ap);
+}
+
+/* 1 when the statement with id bound gives a row, 0 when not, -1 on error. */
+static int has_row(struct db *db, const char *sql, int64_t id, int64_t *col0)
+{
+	sqlite3_stmt *st = db_stmt(db, sql);
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && col0)
+		*col0 = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+static void job_add(struct db *db, const struct ps_msg *m, struct ps_reply *r)
+{
+	static const char *const kinds[] = { "test", "retest", "bisect" };
+	struct job_spec spec = { 0 };
+	sqlite3_int64 id;
+	int64_t bug = 0;
+	int rc;
+
+	if (m->kind > PS_KIND_BISECT || m->bug_id < 0 || m->candidate_id < 0 ||
+	    m->patch_count < 0 || m->patch_count > 1000 || m->with_baseline > 1 ||
+	    (!m->bug_id && !m->candidate_id))
+		return answer(r, 400, "bad job request");
+	spec.kind = kinds[m->kind];
+	spec.bug_id = m->bug_id;
+	spec.candidate_id = m->candidate_id;
+	spec.patch_count = m->patch_count;
+	spec.with_baseline = m->with_baseline;
+	if (spec.candidate_id) {
+		rc = has_row(db, sql_ps_candidate_bug, spec.candidate_id, &bug);
+		if (rc < 0)
+			return answer(r, 500, "database error");
+		if (!rc)
+			return answer(r, 404, "no candidate %lld", (long long)spec.candidate_id);
+		if (spec.bug_id && spec.bug_id != bug)
+			return answer(r, 404, "candidate %lld belongs to bug %lld",
+				      (long long)spec.candidate_id, (long long)bug);
+		spec.bug_id = bug;
+	}
+	rc = has_row(db, sql_ps_bug_private, spec.bug_id, NULL);
+	if (rc < 0)
+		return answer(r, 500, "database error");
+	if (rc && !strcmp(cfg_str("tracker.private_bugs"), "skip"))
+		return answer(r, 409, "bug %lld is private and [tracker] private_bugs = skip",
+			      (long long)spec.bug_id);
+	if (job_enqueue(db, &spec, &id))
+		return answer(r, 500, "cannot queue the job");
+	r->id = id;
+	log_info("http: job %lld queued through the API", (long long)id);
+	answer(r, 201, "queued");
+}
+
+/* The job's log directory into dir; 0, or an HTTP status already answered. */
+static int log_dir_of(struct db *db, const struct ps_msg *m, struct ps_reply *r,
+		      struct buf *dir)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_ps_log_dir);
+	int rc;
+
+	if (!st)
+		return answer(r, 500, "database error"), 500;
+	sqlite3_bind_int64(st, 1, m->job_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		buf_addstr(dir, db_col_text(st, 0));
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return answer(r, 404, "no job %lld", (long long)m->job_id), 404;
+	return 0;
+}
+
+static int open_log(struct db *db, const struct ps_msg *m, struct ps_reply *r)
+{
+	struct buf dir = BUF_INIT;
+	struct stat sb;
+	int dfd = -1, fd = -1;
+
+	if (!job_log_name_ok(m->name)) {
+		answer(r, 404, "no such log");
+		goto out;
+	}
+	if (log_dir_of(db, m, r, &dir))
+		goto out;
+	if (dir.ptr[0] != '/') {
+		answer(r, 404, "job %lld has no logs yet", (long long)m->job_id);
+		goto out;
+	}
+	dfd = open(dir.ptr, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0)
+		fd = openat(dfd, m->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		if (errno != ENOENT && errno != ELOOP)
+			log_warn("http: job %lld: cannot open log '%s' in '%s': %s",
+				 (long long)m->job_id, m->name, dir.ptr, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+		answer(r, 404, "job %lld has no %s", (long long)m->job_id, m->name);
+		goto out;
+	}
+	r->size = (uint64_t)sb.st_size;
+	answer(r, 200, "ok");
+out:
+	if (dfd >= 0)
+		close(dfd);
+	buf_release(&dir);
+	return fd;
+}
+
+static void list_logs(struct db *db, const struct ps_msg *m, struct ps_reply *r)
+{
+	struct buf dir = BUF_INIT, text = BUF_INIT;
+	char **names;
+	int n;
+
+	buf_init(&text, sizeof(r->text) - 1);
+	if (log_dir_of(db, m, r, &dir))
+		goto out;
+	job_logs_list(dir.ptr, &names, &n);
+	/* the names are short and few; a list that would not fit ends early */
+	for (int i = 0; i < n; i++)
+		if (buf_addf(&text, "%s\n", names[i]))
+			break;
+	job_logs_free(names, n);
+	answer(r, 200, "%s", text.ptr);
+out:
+	buf_release(&dir);
+	buf_release(&text);
+}
+
+int privsep_serve(int sock, struct db *db, bool *ready)
+{
+	struct ps_msg m;
+	struct ps_reply *r;
+	ssize_t n = recv(sock, &m, sizeof(m), MSG_TRUNC);
+	int fd = -1, ret = 1;
+
+	if (n == 0)
+		return 0;
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 1 : -1;
+	if (n != (ssize_t)sizeof(m) || m.type < PS_READY || m.type > PS_LOG_LIST) {
+		log_error("http: dropped a malformed message from the dashboard (%zd bytes)", n);
+		return 1;
+	}
+	m.name[sizeof(m.name) - 1] = '\0';
+	if (m.type == PS_READY) {
+		*ready = true;
+		return 1;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->type = m.type;
+	if (m.type == PS_JOB_ADD)
+		job_add(db, &m, r);
+	else if (m.type == PS_LOG_OPEN)
+		fd = open_log(db, &m, r);
+	else
+		list_logs(db, &m, r);
+	if (send_reply(sock, r, fd))
+		ret = -1;
+	if (fd >= 0)
+		close(fd);
+	free(r);
+	return ret;
+}
