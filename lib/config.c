@@ -538,6 +538,10 @@ out:
 	return ret;
 }
 
+/* Every configuration installed before the current one (see config_install). */
+static const struct config **retired;
+static size_t nretired, alloc_retired;
+
 void config_install(struct config *c)
 {
 	struct config *copy = xmalloc(sizeof(*copy));
@@ -547,7 +551,11 @@ void config_install(struct config *c)
 	c->path = NULL;
 	c->secrets = NULL;
 	c->nsecrets = 0;
-	/* The previous one is kept on purpose: threads may still read it. */
+	/* The previous one is kept on purpose (and reachable): threads may still read it. */
+	if (cfg) {
+		XGROW(retired, nretired + 1, alloc_retired);
+		retired[nretired++] = cfg;
+	}
 	cfg = copy;
 }
 
