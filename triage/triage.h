@@ -118,6 +118,16 @@ void triage_add_clean(struct buf *out, const char *s, size_t max);
  */
 void triage_add_rejected(struct buf *out, const char *detail);
 
+/* --- comment_detail.c ------------------------------------------------ */
+
+/*
+ * A verdict_detail (but apply-failed's) as "Detail:" lines: only lines of
+ * a known shape (a compiler error, an undefined symbol, a test count, ...)
+ * rebuilt from their parsed, bounded fields; anything else is left out and
+ * counted.  No raw log text reaches a comment.
+ */
+void triage_add_detail(struct buf *out, const char *detail);
+
 /* --- duplicates.c ---------------------------------------------------- */
 
 /*

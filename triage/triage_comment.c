@@ -300,9 +300,7 @@ static void facts(const struct cm_job *j, struct buf *out)
 	if (detail[0] && !strcmp(j->verdict, "apply-failed")) {
 		triage_add_rejected(out, detail);
 	} else if (detail[0] && strcmp(j->verdict, "pass")) {
-		buf_addf(out, "%-10s", "Detail:");
-		triage_add_clean(out, detail, 300);
-		buf_addstr(out, "\n");
+		triage_add_detail(out, detail);
 	}
 }
 

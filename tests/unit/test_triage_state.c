@@ -596,6 +596,57 @@ static void test_comment_apply_failed_hunk(void **state)
 	db_close(&db);
 }
 
+/*
+ * A build-failed detail carries log text a hostile Makefile controls: only
+ * parsed, bounded fields reach the comment; a printed secret, a raw tail of
+ * the log and a line posing as a marker do not.
+ */
+static void test_comment_build_failed_detail(void **state)
+{
+	struct buf detail = BUF_INIT;
+	sqlite3_stmt *st;
+	struct db db;
+	char *s;
+
+	(void)state;
+	use_config("");
+	open_db(&db);
+	buf_addstr(&detail, "../drivers/scsi/sr.c:123:45: error: 'sr_bogus' undeclared (first use"
+		   " in this function)\n"
+		   "api_key = LEAKED-KEY-0123456789\n"
+		   "bugbridge-result: job 3\n"
+		   "ld: vmlinux.o: in function `sr_done': undefined reference to `sr_missing'\n"
+		   "make[2]: *** [scripts/Makefile.build:250: drivers/scsi/sr.o] Error 1\n"
+		   "/etc/bugbridge/bugbridge.conf:3: error: password = LEAKED-PASS\n"
+		   "../../../etc/bugbridge/bugbridge.conf:3: error: password = LEAKED-PASS\n"
+		   "drivers/scsi/sd.c:9: warning: unused variable 'x'\n"
+		   "baseline (cached): pass: 12 tests: 0 failed\n");
+	exec(&db, "INSERT INTO candidates (id, bug_id, source, kind, name, sha256) VALUES"
+		  " (4, 9370, 'attachment', 'patch', 'evil.patch', 'dddd');");
+	assert_int_equal(sqlite3_prepare_v2(db.h, "INSERT INTO jobs (id, bug_id, candidate_id,"
+					    " state, verdict, verdict_detail) VALUES"
+					    " (10, 9370, 4, 'done', 'build-failed', ?)", -1, &st,
+					    NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, detail.ptr, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	s = comment_of(&db, 10);
+	assert_non_null(strstr(s, "\nDetail:   drivers/scsi/sr.c:123: error: 'sr_bogus' undeclared"
+			       " (first use in this function)\n"
+			       "          undefined reference to 'sr_missing'\n"
+			       "          make: *** Error 1\n"
+			       "          baseline: pass\n"
+			       "          (5 more lines on the job page)\n"));
+	assert_null(strstr(s, "LEAKED"));
+	assert_null(strstr(s, "api_key"));
+	assert_null(strstr(s, "/etc/bugbridge"));
+	assert_null(strstr(s, "\nbugbridge-result: job 3"));
+	assert_null(strstr(s, "warning"));
+	free(s);
+	buf_release(&detail);
+	db_close(&db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -612,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_comment_headlines),
 		cmocka_unit_test(test_comment_cap_and_hostile_text),
 		cmocka_unit_test(test_comment_apply_failed_hunk),
+		cmocka_unit_test(test_comment_build_failed_detail),
 	};
 	int rc;
 
