@@ -118,6 +118,44 @@ static void test_bug_full(void **state)
 	buf_release(&err);
 }
 
+/* Groups of a private bug (recording 30), and GET /rest/user with and without them. */
+static void test_groups_and_users(void **state)
+{
+	struct bz_bug_list bugs = { 0 };
+	struct bz_user_list users = { 0 };
+	struct buf err = BUF_INIT;
+	char *body = recorded("30-private-bug-admin-query", NULL);
+
+	(void)state;
+	assert_int_equal(bz_parse_bugs(body, &bugs, &err), 0);
+	assert_int_equal(bugs.v[0].id, 9373);
+	assert_string_equal(bugs.v[0].groups, "kernel-security");
+	free(body);
+	body = recorded("03-bug-get-anon", NULL);
+	assert_int_equal(bz_parse_bugs(body, &bugs, &err), 0);
+	assert_string_equal(bugs.v[1].groups, "");
+	free(body);
+	body = recorded("24-user-get", NULL);
+	assert_int_equal(bz_parse_users(body, &users, &err), 0);
+	assert_int_equal(users.n, 1);
+	assert_string_equal(users.v[0].name, "bot@example.com");
+	assert_string_equal(users.v[0].groups, "bz_canusewhines, canconfirm, editbugs");
+	free(body);
+	/* without the right to see them (anonymous): unknown, not "none" */
+	body = recorded("52-err-header-auth-ignored-read", NULL);
+	assert_int_equal(bz_parse_users(body, &users, &err), 0);
+	assert_int_equal(users.n, 2);
+	assert_null(users.v[1].groups);
+	free(body);
+	assert_int_equal(bz_parse_users("{\"users\": [{\"name\": \"x\", \"groups\": [1]}]}",
+					&users, &err), -1);
+	assert_int_equal(users.n, 2);
+	assert_int_equal(bz_parse_users("[]", &users, &err), -1);
+	bz_bug_list_release(&bugs);
+	bz_user_list_release(&users);
+	buf_release(&err);
+}
+
 static void test_bug_search_shapes(void **state)
 {
 	struct bz_bug_list bugs = { 0 };
@@ -434,6 +472,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_version_and_time),
 		cmocka_unit_test(test_bug_full),
+		cmocka_unit_test(test_groups_and_users),
 		cmocka_unit_test(test_bug_search_shapes),
 		cmocka_unit_test(test_comments),
 		cmocka_unit_test(test_attachments),

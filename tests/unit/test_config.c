@@ -183,6 +183,46 @@ static void test_secret_file_and_masking(void **state)
 	buf_release(&dump);
 }
 
+/* The dashboard's configuration: every secret and secret file blank but the token. */
+static void test_write_restricted(void **state)
+{
+	char path[] = "/tmp/bbtokenXXXXXX";
+	struct buf err = BUF_INIT, text = BUF_INIT, out = BUF_INIT, secret = BUF_INIT;
+	struct config c, d;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "tok-from-file\n", 14), 14);
+	close(fd);
+	buf_addf(&text, "[tracker]\napi_key = key-0123456789\napi_key_file = /k\n"
+		 "watch_bugs = 9370, 9371\n[web]\ntoken_file = %s\nlisten = \"127.0.0.1:8 # x\"\n"
+		 "[smtp]\npassword = smtp-pass-0123\npassword_file = /p\n"
+		 "[runner]\ntoken = runner-tok-0123\n", path);
+	assert_int_equal(parse(text.ptr, &c, &err), 0);
+	assert_int_equal(config_write_restricted(&c, "web.token", &out, &err), 0);
+	assert_null(strstr(out.ptr, "key-0123456789"));
+	assert_null(strstr(out.ptr, "smtp-pass-0123"));
+	assert_null(strstr(out.ptr, "runner-tok-0123"));
+	assert_null(strstr(out.ptr, path));
+	assert_null(strstr(out.ptr, "= /k"));
+	/* it parses, and holds what the dashboard needs */
+	assert_int_equal(parse(out.ptr, &d, &err), 0);
+	assert_int_equal(config_secret(&d, "web.token", &secret, &err), 0);
+	assert_string_equal(secret.ptr, "tok-from-file");
+	assert_int_equal(config_secret(&d, "tracker.api_key", &secret, &err), 0);
+	assert_string_equal(secret.ptr, "");
+	assert_string_equal(config_get(&d, "web.listen"), "127.0.0.1:8 # x");
+	assert_string_equal(config_get(&d, "tracker.watch_bugs"), "9370, 9371");
+	unlink(path);
+	config_release(&c);
+	config_release(&d);
+	buf_release(&err);
+	buf_release(&text);
+	buf_release(&out);
+	buf_release(&secret);
+}
+
 static void test_example_round_trips(void **state)
 {
 	struct buf err = BUF_INIT, example = BUF_INIT;
@@ -229,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_env_override),
 		cmocka_unit_test(test_load_missing_file),
 		cmocka_unit_test(test_secret_file_and_masking),
+		cmocka_unit_test(test_write_restricted),
 		cmocka_unit_test(test_example_round_trips),
 		cmocka_unit_test(test_split_list),
 	};
