@@ -12,6 +12,7 @@
 #include "redact.h"
 #include "wake.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,11 +41,49 @@ fail:
 	return -1;
 }
 
+/*
+ * A read-only connection opens the database O_RDONLY, but SQLite opens its
+ * WAL read-write whatever the connection: a process holding that
+ * descriptor could append frames, i.e. write the database.  This VFS is
+ * the default one, except that the database, its WAL and its journal are
+ * always opened read-only (SQLite handles a read-only WAL as on read-only
+ * media).  The shared-memory index stays writable: readers take their
+ * read locks in it, and with no write to the WAL its worst is a corrupt
+ * index, never a forged row.
+ */
+static sqlite3_vfs ro_vfs;
+static int (*base_open)(sqlite3_vfs *, const char *, sqlite3_file *, int, int *);
+static pthread_once_t ro_vfs_once = PTHREAD_ONCE_INIT;
+
+static int ro_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *f, int flags, int *out)
+{
+	(void)vfs;
+	if (flags & (SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_WAL | SQLITE_OPEN_MAIN_JOURNAL))
+		flags = (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) |
+			SQLITE_OPEN_READONLY;
+	return base_open(sqlite3_vfs_find(NULL), name, f, flags, out);
+}
+
+static void ro_vfs_register(void)
+{
+	sqlite3_vfs *base = sqlite3_vfs_find(NULL);
+
+	if (!base)
+		return;
+	ro_vfs = *base;
+	ro_vfs.zName = "bugbridge-readonly";
+	ro_vfs.pNext = NULL;
+	base_open = base->xOpen;
+	ro_vfs.xOpen = ro_open;
+	sqlite3_vfs_register(&ro_vfs, 0);
+}
+
 int db_open_readonly(struct db *db, const char *path, struct buf *err)
 {
 	memset(db, 0, sizeof(*db));
+	pthread_once(&ro_vfs_once, ro_vfs_register);
 	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK) {
+			    "bugbridge-readonly") != SQLITE_OK) {
 		buf_addf(err, "cannot open database '%s': %s", path,
 			 db->h ? sqlite3_errmsg(db->h) : "out of memory");
 		goto fail;

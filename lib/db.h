@@ -61,8 +61,9 @@ struct db {
 /* Open (creating if needed) with WAL, foreign keys and a busy timeout. */
 int db_open(struct db *db, const char *path, struct buf *err);
 /*
- * Open an existing database read-only (SQLITE_OPEN_READONLY: the file is
- * opened O_RDONLY, so no statement can write it), with the busy timeout and
+ * Open an existing database read-only: the database file and its WAL are
+ * opened O_RDONLY (a VFS of our own sees to the WAL), so nothing done
+ * through the connection can write them; with the busy timeout and
  * temp_store in memory.  For the dashboard's process.
  */
 int db_open_readonly(struct db *db, const char *path, struct buf *err);
