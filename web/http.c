@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -392,9 +393,10 @@ int http_route(struct http_request *req, struct http_response *resp)
 
 /*
  * The first call, before any of the body is read: a body over the route's
- * limit, or a write without the right token, is answered at once, and
- * libmicrohttpd then closes the connection instead of reading the body.
- * true when it answered.
+ * limit (or any body where there is no route, or not for this method), or
+ * a write without the right token, is answered at once, and libmicrohttpd
+ * then closes the connection instead of reading the body.  true when it
+ * answered.
  */
 static bool refuse_early(struct MHD_Connection *conn, const char *method, const char *url,
 			 struct request_state *st)
@@ -403,17 +405,29 @@ static bool refuse_early(struct MHD_Connection *conn, const char *method, const 
 	struct http_request req = { .method = method, .path = url, .rest = "", .conn = conn };
 	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 						      MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *te = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_TRANSFER_ENCODING);
 	size_t cap = st->route && st->method_ok ? st->route->max_body : 0;
-	bool refused = false;
+	bool body = (len && strtoull(len, NULL, 10) > 0) || te;
+	bool refused = true;
 
 	resp.is_api = !strncmp(url, "/api/", 5);
-	if (len && strtoull(len, NULL, 10) > cap) {
+	if (body && (!st->route || !st->method_ok || (len && strtoull(len, NULL, 10) > cap) ||
+		     (te && !cap))) {
 		st->too_big = true;
-		if (st->route && st->method_ok)
-			refused = !http_error(&resp, 413, "request body too large (at most %zu bytes"
-					      " here)", cap);
+		if (!valid_path(url))
+			http_error(&resp, 400, "bad path");
+		else if (!st->route)
+			http_error(&resp, 404, "no such page: %s", url);
+		else if (!st->method_ok) {
+			http_set_header(&resp, "Allow", st->route->method);
+			http_error(&resp, 405, "method %s not allowed here", method);
+		} else
+			http_error(&resp, 413, "request body too large (at most %zu bytes here)", cap);
 	} else if (st->route && st->method_ok && st->route->write) {
 		refused = http_require_token(&req, &resp) != 0;
+	} else {
+		refused = false;
 	}
 	if (refused) {
 		st->answered = true;
@@ -481,14 +495,40 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	*con_cls = NULL;
 }
 
+/*
+ * libmicrohttpd's complaints.  A refused connection (a limit reached) is
+ * something any client can cause at will: logged once a minute at most,
+ * with the count, so that a flood of connections does not fill the disk.
+ */
 static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static time_t last;
+	static unsigned long quiet;
 	struct buf msg = BUF_INIT;
+	time_t now = time(NULL);
+	unsigned long skipped = 0;
+	bool say = true;
 
 	(void)cls;
 	buf_vaddf(&msg, fmt, ap);
 	buf_trim(&msg);
-	log_warn("http: %s", msg.ptr);
+	if (strstr(msg.ptr, "limit")) {
+		pthread_mutex_lock(&lock);
+		say = now - last >= 60;
+		if (say) {
+			last = now;
+			skipped = quiet;
+			quiet = 0;
+		} else {
+			quiet++;
+		}
+		pthread_mutex_unlock(&lock);
+	}
+	if (say && skipped)
+		log_warn("http: %s (and %lu more since the last such line)", msg.ptr, skipped);
+	else if (say)
+		log_warn("http: %s", msg.ptr);
 	buf_release(&msg);
 }
 
