@@ -1,9 +1,10 @@
 #!/bin/sh
 # The stand-in tracker's behaviour beyond the recorded exchanges: search
-# filters, history new_since, private comments, reopening, all-or-nothing
+# filters, history new_since, private comments and attachments, private
+# bugs, users' groups, reopening, all-or-nothing
 # multi-bug updates, last_change_time bumps, concurrent writers.
 . "$(dirname "$0")/lib/test-lib.sh"
-plan 25
+plan 32
 
 BOT=botkey0123456789abcdefghijABCDEFGHIJ0001
 ADM=admkey0123456789abcdefghijABCDEFGHIJ0000
@@ -72,6 +73,25 @@ is "an anonymous reader does not see the private comment" \
 	"$(curl -s "$B/bug/9370/comment" | field 'sum(c["text"]=="secret" for c in d["bugs"]["9370"]["comments"])')" 0
 is "admin does" \
 	"$(curl -s "$B/bug/9370/comment?api_key=$ADM" | field 'sum(c["text"]=="secret" for c in d["bugs"]["9370"]["comments"])')" 1
+
+# private attachments and private bugs: only those who may see them do
+out=$(post bug/9370/attachment '{"data":"c2VjcmV0Cg==","file_name":"p.diff","summary":"secret fix","content_type":"text/plain","is_private":true}' $ADM)
+paid=$(printf '%s' "$out" | field 'd["ids"][0]')
+is "the bot does not list a private attachment, nor its auto-comment" \
+	"$(curl -s "$B/bug/9370/attachment?api_key=$BOT" | field "sum(a['id']==$paid for a in d['bugs']['9370'])") $(curl -s "$B/bug/9370/comment?api_key=$BOT" | field "sum(c['attachment_id']==$paid for c in d['bugs']['9370']['comments'])")" "0 0"
+is "admin lists it, private (is_private 1)" \
+	"$(curl -s "$B/bug/9370/attachment?api_key=$ADM" | field "[a['is_private'] for a in d['bugs']['9370'] if a['id']==$paid]")" "[1]"
+is "the private bug's attachments and history are 102 for the bot" \
+	"$(curl -s "$B/bug/9373/attachment?api_key=$BOT" | field 'd["code"]') $(curl -s "$B/bug/9373/history?api_key=$BOT" | field 'd["code"]')" "102 102"
+is "and it cannot comment there (102)" \
+	"$(post bug/9373/comment '{"comment":"hello"}' | field 'd["code"]')" 102
+is "GET /rest/user: the bot sees its own groups" \
+	"$(curl -s "$B/user?names=bot@example.com&api_key=$BOT" | field '[g["name"] for g in d["users"][0]["groups"]]')" \
+	"['bz_canusewhines', 'canconfirm', 'editbugs']"
+is "... not another account's (no groups member)" \
+	"$(curl -s "$B/user?names=user@example.com&api_key=$BOT" | field '"groups" in d["users"][0]')" False
+is "... which admin sees" \
+	"$(curl -s "$B/user?names=bot@example.com&api_key=$ADM" | field '"editbugs" in [g["name"] for g in d["users"][0]["groups"]]')" True
 
 # an attachment without a comment: the auto-comment has no blank line
 out=$(post bug/9371/attachment '{"data":"aGVsbG8K","file_name":"h.txt","summary":"hello","content_type":"text/plain"}')

@@ -8,6 +8,7 @@
 #   data_dump                every table the poller and poster write, plus the
 #                            cursor (not poll_state's timestamps and counters)
 #   as_user PATH JSON        POST JSON to the stand-in as user@example.com
+#   attach_as KEY BUG FILE NAME [PRIVATE]   attach a patch, print its id
 
 BOT_KEY=botkey0123456789abcdefghijABCDEFGHIJ0001
 USER_KEY=usrkey0123456789abcdefghijABCDEFGHIJ0002
@@ -75,4 +76,22 @@ count_marker() {
 import json, sys
 d = json.load(sys.stdin)
 print(sum(sys.argv[1] in c["text"] for c in list(d["bugs"].values())[0]["comments"]))' "$2"
+}
+
+# attach_as KEY BUG FILE NAME [PRIVATE]: attach FILE to BUG on the stand-in
+# as the owner of KEY, as a patch (PRIVATE: true makes it private); prints
+# the attachment id.
+attach_as() {
+	python3 - "$STANDIN_URL" "$@" <<'PY'
+import base64, json, sys, urllib.request
+bz, key, bug, path, name = sys.argv[1:6]
+private = len(sys.argv) > 6 and sys.argv[6] == "true"
+body = {"api_key": key, "ids": [int(bug)], "file_name": name, "summary": name,
+        "data": base64.b64encode(open(path, "rb").read()).decode(),
+        "content_type": "text/plain", "is_patch": True, "is_private": private}
+req = urllib.request.Request(bz + "/rest/bug/%s/attachment" % bug, method="POST",
+                             data=json.dumps(body).encode(),
+                             headers={"Content-Type": "application/json"})
+print(json.load(urllib.request.urlopen(req))["ids"][0])
+PY
 }
