@@ -5,7 +5,10 @@
  * The runner publishes them (runner/artifacts.c writes an `artifacts` row
  * naming a directory); this file only serves them, and only while the row
  * exists (the runner deletes it when the LAVA job ends), its expiry has not
- * passed and the job is running.  The token is 256 random bits, checked as
+ * passed and the job is running.  The dashboard's process checks the
+ * request and asks bugbridged (privsep.h), which checks it again, looks
+ * the token up (whatever bug the job is for: the token is the capability)
+ * and opens the file (artifact_open).  The token is 256 random bits, checked as
  * 64 lowercase hex digits before the database is asked; the name must be a
  * plain file name and is opened relative to the directory with O_NOFOLLOW,
  * as a regular file: a symlink planted there leads nowhere.  Anything else
@@ -14,6 +17,7 @@
 #include "page.h"
 #include "xalloc.h"
 #include "log.h"
+#include "privsep.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,10 +54,10 @@ static bool name_ok(const char *s)
 	return true;
 }
 
-/* The directory of a live token, or NULL. */
-static char *live_dir(struct http_request *req, const char *token, size_t len, int *err)
+/* The directory of a live token, or NULL; *err -1 on a database error. */
+static char *live_dir(struct db *db, const char *token, int *err)
 {
-	sqlite3_stmt *st = db_stmt(req->db, sql_artifacts_dir);
+	sqlite3_stmt *st = db_stmt(db, sql_artifacts_dir);
 	char *dir = NULL;
 
 	*err = 0;
@@ -61,7 +65,7 @@ static char *live_dir(struct http_request *req, const char *token, size_t len, i
 		*err = -1;
 		return NULL;
 	}
-	sqlite3_bind_text(st, 1, token, (int)len, SQLITE_TRANSIENT);
+	db_bind_text(st, 1, token);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)time(NULL));
 	if (sqlite3_step(st) == SQLITE_ROW)
 		dir = xstrdup(db_col_text(st, 0));
@@ -69,19 +73,17 @@ static char *live_dir(struct http_request *req, const char *token, size_t len, i
 	return dir;
 }
 
-int page_artifact(struct http_request *req, struct http_response *resp)
+int artifact_open(struct db *db, const char *token, const char *name, uint64_t *size)
 {
-	const char *slash = strchr(req->rest, '/'), *name;
 	struct stat sb;
 	char *dir = NULL;
 	int dfd = -1, fd = -1, err;
 
-	if (!slash || !token_ok(req->rest, (size_t)(slash - req->rest)) || !name_ok(slash + 1))
-		return http_error(resp, 404, "no such file");
-	name = slash + 1;
-	dir = live_dir(req, req->rest, (size_t)(slash - req->rest), &err);
-	if (err)
+	if (!token_ok(token, strlen(token)) || !name_ok(name))
 		return -1;
+	dir = live_dir(db, token, &err);
+	if (err)
+		return -2;
 	if (dir && *dir == '/')
 		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0)
@@ -92,15 +94,43 @@ int page_artifact(struct http_request *req, struct http_response *resp)
 				 strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		if (dfd >= 0)
-			close(dfd);
-		free(dir);
+		fd = -1;
+	} else {
+		*size = (uint64_t)sb.st_size;
+	}
+	if (dfd >= 0)
+		close(dfd);
+	free(dir);
+	return fd;
+}
+
+int page_artifact(struct http_request *req, struct http_response *resp)
+{
+	const char *slash = strchr(req->rest, '/');
+	struct ps_msg m = { .type = PS_ARTIFACT_OPEN };
+	struct ps_reply *r;
+	size_t tlen;
+	int fd;
+
+	if (!slash || !token_ok(req->rest, (tlen = (size_t)(slash - req->rest))) ||
+	    !name_ok(slash + 1))
+		return http_error(resp, 404, "no such file");
+	memcpy(m.token, req->rest, tlen);
+	memcpy(m.name, slash + 1, strlen(slash + 1) + 1);
+	r = xmalloc(sizeof(*r));
+	if (privsep_call(&m, r, &fd)) {
+		free(r);
+		return -1;
+	}
+	if (r->status != 200 || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		free(r);
 		return http_error(resp, 404, "no such file");
 	}
-	close(dfd);
-	free(dir);
 	resp->fd = fd;
-	resp->fd_size = (size_t)sb.st_size;
+	resp->fd_size = (size_t)r->size;
 	resp->content_type = "application/octet-stream";
+	free(r);
 	return 0;
 }

@@ -23,11 +23,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The tables the public_* views stand for (0008_private.sql). */
+/*
+ * The tables the public_* views stand for (0008_private.sql), and the
+ * later tables of a job, filtered here.  A new table with a bug_id or a
+ * job_id belongs in one of the lists: test_sql checks that it is.
+ */
 static const char *const shadowed[] = {
 	"bugs", "comments", "attachments", "candidates", "jobs", "job_stages",
 	"test_results", "signatures", "baseline_runs", "outbox", "bug_owners",
 };
+static const char *const job_tables[] = { "lava_jobs", "artifacts" };
 
 struct http_db_pool {
 	pthread_mutex_t lock;
@@ -46,6 +51,10 @@ int http_db_public(struct db *db)
 	for (size_t i = 0; i < sizeof(shadowed) / sizeof(shadowed[0]); i++)
 		buf_addf(&sql, "CREATE TEMP VIEW %s AS SELECT * FROM main.public_%s;\n",
 			 shadowed[i], shadowed[i]);
+	for (size_t i = 0; i < sizeof(job_tables) / sizeof(job_tables[0]); i++)
+		buf_addf(&sql, "CREATE TEMP VIEW %s AS SELECT * FROM main.%s"
+			 " WHERE job_id NOT IN (SELECT id FROM main.private_job_ids);\n",
+			 job_tables[i], job_tables[i]);
 	ret = db_exec(db, sql.ptr);
 	buf_release(&sql);
 	return ret;

@@ -79,6 +79,7 @@ int privsep_call(struct ps_msg *m, struct ps_reply *r, int *fd)
 		*fd = -1;
 	memset(r, 0, sizeof(*r));
 	m->name[sizeof(m->name) - 1] = '\0';
+	m->token[sizeof(m->token) - 1] = '\0';
 	pthread_mutex_lock(&ps_lock);
 	if (ps_fd < 0) {
 		log_error("http: no connection to bugbridged for request %u", m->type);

@@ -16,6 +16,8 @@
  *                job's log_dir (O_NOFOLLOW, a regular file) and passes the
  *                open file back (SCM_RIGHTS); the child never opens a path
  *   PS_LOG_LIST  the names of a job's servable logs
+ *   PS_ARTIFACT_OPEN  a file a LAVA worker fetches (artifacts.c): token and
+ *                name checked and looked up, the file passed back
  *
  * Which job a request may see is decided by the child (it alone knows who
  * asks); the parent only refuses what no request may have.
@@ -29,9 +31,10 @@
 #include "buf.h"
 #include "db.h"
 
-enum ps_type { PS_READY = 1, PS_JOB_ADD, PS_LOG_OPEN, PS_LOG_LIST };
+enum ps_type { PS_READY = 1, PS_JOB_ADD, PS_LOG_OPEN, PS_LOG_LIST, PS_ARTIFACT_OPEN };
 
-#define PS_NAME_MAX 128
+#define PS_NAME_MAX 136
+#define PS_TOKEN_MAX 72
 #define PS_TEXT_MAX 8192
 
 /* child -> parent */
@@ -42,7 +45,8 @@ struct ps_msg {
 	int64_t job_id;			/* PS_LOG_* */
 	int32_t patch_count;		/* PS_JOB_ADD */
 	uint32_t with_baseline;		/* PS_JOB_ADD: 0 or 1 */
-	char name[PS_NAME_MAX];		/* PS_LOG_OPEN: the log's file name */
+	char name[PS_NAME_MAX];		/* PS_LOG_OPEN, PS_ARTIFACT_OPEN: a file name */
+	char token[PS_TOKEN_MAX];	/* PS_ARTIFACT_OPEN: 64 hex digits */
 };
 
 enum ps_kind { PS_KIND_TEST, PS_KIND_RETEST, PS_KIND_BISECT };
@@ -79,5 +83,12 @@ int privsep_log_list(int64_t job_id, char ***names, int *n);
  * -1 the socket failed.  *ready is set by PS_READY.
  */
 int privsep_serve(int sock, struct db *db, bool *ready);
+
+/*
+ * artifacts.c, for bugbridged: the artifact `name` of a live `token`,
+ * opened; its size in *size.  -1 when there is none (or the token or name
+ * is malformed), -2 on a database error.
+ */
+int artifact_open(struct db *db, const char *token, const char *name, uint64_t *size);
 
 #endif

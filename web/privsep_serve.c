@@ -177,6 +177,19 @@ out:
 	return fd;
 }
 
+static int open_artifact(struct db *db, const struct ps_msg *m, struct ps_reply *r)
+{
+	int fd = artifact_open(db, m->token, m->name, &r->size);
+
+	if (fd == -2)
+		answer(r, 500, "database error");
+	else if (fd < 0)
+		answer(r, 404, "no such file");
+	else
+		answer(r, 200, "ok");
+	return fd < 0 ? -1 : fd;
+}
+
 static void list_logs(struct db *db, const struct ps_msg *m, struct ps_reply *r)
 {
 	struct buf dir = BUF_INIT, text = BUF_INIT;
@@ -209,11 +222,12 @@ int privsep_serve(int sock, struct db *db, bool *ready)
 		return 0;
 	if (n < 0)
 		return errno == EINTR || errno == EAGAIN ? 1 : -1;
-	if (n != (ssize_t)sizeof(m) || m.type < PS_READY || m.type > PS_LOG_LIST) {
+	if (n != (ssize_t)sizeof(m) || m.type < PS_READY || m.type > PS_ARTIFACT_OPEN) {
 		log_error("http: dropped a malformed message from the dashboard (%zd bytes)", n);
 		return 1;
 	}
 	m.name[sizeof(m.name) - 1] = '\0';
+	m.token[sizeof(m.token) - 1] = '\0';
 	if (m.type == PS_READY) {
 		*ready = true;
 		return 1;
@@ -224,6 +238,8 @@ int privsep_serve(int sock, struct db *db, bool *ready)
 		job_add(db, &m, r);
 	else if (m.type == PS_LOG_OPEN)
 		fd = open_log(db, &m, r);
+	else if (m.type == PS_ARTIFACT_OPEN)
+		fd = open_artifact(db, &m, r);
 	else
 		list_logs(db, &m, r);
 	if (send_reply(sock, r, fd))
