@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int db_open(struct db *db, const char *path, struct buf *err)
+/* Open path with flags on vfs (NULL: the default), then run setup. */
+static int open_with(struct db *db, const char *path, int flags, const char *vfs,
+		     const char *setup, struct buf *err)
 {
 	memset(db, 0, sizeof(*db));
-	if (sqlite3_open_v2(path, &db->h,
-			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db->h, flags | SQLITE_OPEN_NOMUTEX, vfs) != SQLITE_OK) {
 		buf_addf(err, "cannot open database '%s': %s", path,
 			 db->h ? sqlite3_errmsg(db->h) : "out of memory");
 		goto fail;
@@ -30,8 +30,7 @@ int db_open(struct db *db, const char *path, struct buf *err)
 	db->path = xstrdup(path);
 	sqlite3_busy_timeout(db->h, 10000);
 	sqlite3_extended_result_codes(db->h, 1);
-	if (sqlite3_exec(db->h, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;"
-			 " PRAGMA synchronous = NORMAL;", NULL, NULL, NULL) != SQLITE_OK) {
+	if (sqlite3_exec(db->h, setup, NULL, NULL, NULL) != SQLITE_OK) {
 		buf_addf(err, "cannot set up database '%s': %s", path, sqlite3_errmsg(db->h));
 		goto fail;
 	}
@@ -39,6 +38,13 @@ int db_open(struct db *db, const char *path, struct buf *err)
 fail:
 	db_close(db);
 	return -1;
+}
+
+int db_open(struct db *db, const char *path, struct buf *err)
+{
+	return open_with(db, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL,
+			 "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;"
+			 " PRAGMA synchronous = NORMAL;", err);
 }
 
 /*
@@ -80,26 +86,10 @@ static void ro_vfs_register(void)
 
 int db_open_readonly(struct db *db, const char *path, struct buf *err)
 {
-	memset(db, 0, sizeof(*db));
 	pthread_once(&ro_vfs_once, ro_vfs_register);
-	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			    "bugbridge-readonly") != SQLITE_OK) {
-		buf_addf(err, "cannot open database '%s': %s", path,
-			 db->h ? sqlite3_errmsg(db->h) : "out of memory");
-		goto fail;
-	}
-	db->path = xstrdup(path);
-	sqlite3_busy_timeout(db->h, 10000);
-	sqlite3_extended_result_codes(db->h, 1);
 	/* sorts and TEMP views stay in memory: no file is ever opened later */
-	if (sqlite3_exec(db->h, "PRAGMA temp_store = MEMORY;", NULL, NULL, NULL) != SQLITE_OK) {
-		buf_addf(err, "cannot set up database '%s': %s", path, sqlite3_errmsg(db->h));
-		goto fail;
-	}
-	return 0;
-fail:
-	db_close(db);
-	return -1;
+	return open_with(db, path, SQLITE_OPEN_READONLY, "bugbridge-readonly",
+			 "PRAGMA temp_store = MEMORY;", err);
 }
 
 void db_close(struct db *db)

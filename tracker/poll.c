@@ -417,17 +417,18 @@ static int fetch_bugs(struct poll_ctx *c, const struct bz_bug_list *ids)
 	return ret;
 }
 
-static bool have_attachment_data(struct db *db, long id)
+/* Does the one-parameter query sql give a row for id? */
+static bool row_exists(struct db *db, const char *sql, long id)
 {
-	sqlite3_stmt *st = db_stmt(db, sql_poll_attachment_have);
-	bool have = false;
+	sqlite3_stmt *st = db_stmt(db, sql);
+	bool yes = false;
 
 	if (st) {
 		sqlite3_bind_int64(st, 1, id);
-		have = sqlite3_step(st) == SQLITE_ROW;
+		yes = sqlite3_step(st) == SQLITE_ROW;
 		sqlite3_reset(st);
 	}
-	return have;
+	return yes;
 }
 
 /*
@@ -457,7 +458,7 @@ static int fetch_bug_details(struct poll_ctx *c, long bug_id)
 	for (size_t i = 0; i < meta.n; i++) {
 		struct bz_attachment *a = &meta.v[i];
 
-		if (!have_attachment_data(c->db, a->id)) {
+		if (!row_exists(c->db, sql_poll_attachment_have, a->id)) {
 			if (bz_attachment_get(&c->bz, a->id, &c->f.attachments))
 				goto out;
 			continue;
@@ -470,19 +471,6 @@ static int fetch_bug_details(struct poll_ctx *c, long bug_id)
 out:
 	bz_attachment_list_release(&meta);
 	return ret;
-}
-
-static bool have_comment(struct db *db, long id)
-{
-	sqlite3_stmt *st = db_stmt(db, sql_poll_comment_have);
-	bool have = false;
-
-	if (st) {
-		sqlite3_bind_int64(st, 1, id);
-		have = sqlite3_step(st) == SQLITE_ROW;
-		sqlite3_reset(st);
-	}
-	return have;
 }
 
 /*
@@ -498,7 +486,8 @@ static int lookup_authors(struct poll_ctx *c)
 	for (size_t i = 0; i < c->f.attachments.n; i++) {
 		const struct bz_attachment *a = &c->f.attachments.v[i];
 
-		if (candidate_attachment_worthy(a) && !have_attachment_data(c->db, a->id) &&
+		if (candidate_attachment_worthy(a) &&
+		    !row_exists(c->db, sql_poll_attachment_have, a->id) &&
 		    trust_needs_lookup(&c->f.trust, a->creator)) {
 			XGROW(who, n + 1, alloc);
 			who[n++] = a->creator;
@@ -509,7 +498,7 @@ static int lookup_authors(struct poll_ctx *c)
 
 		if (trust_needs_lookup(&c->f.trust, cm->creator) &&
 		    candidate_comment_worthy(cm, poll_comment_is_ours(cm->creator, cm->text)) &&
-		    !have_comment(c->db, cm->id)) {
+		    !row_exists(c->db, sql_poll_comment_have, cm->id)) {
 			XGROW(who, n + 1, alloc);
 			who[n++] = cm->creator;
 		}
