@@ -125,7 +125,8 @@ static int series_hash(const char *dir, char out[65], int *npatches, struct buf 
 		names = xrealloc(names, (n + 1) * sizeof(*names));
 		names[n++] = xstrdup(de->d_name);
 	}
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n) /* qsort's base must not be NULL */
+		qsort(names, n, sizeof(*names), cmp_str);
 	sha256_init(&ctx);
 	for (int i = 0; i < n; i++) {
 		struct buf text = BUF_INIT;

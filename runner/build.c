@@ -151,7 +151,8 @@ static void suite_hash(const char *dir, char hex[65])
 	}
 	if (dp)
 		closedir(dp);
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n) /* qsort's base must not be NULL */
+		qsort(names, n, sizeof(*names), cmp_str);
 	for (int i = 0; i < n; i++) {
 		struct buf p = BUF_INIT;
 		buf_addf(&p, "%s/%s", dir, names[i]);

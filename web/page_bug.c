@@ -79,7 +79,8 @@ static int event_cmp(const void *a, const void *b)
 
 static void timeline_print(struct timeline *tl, struct buf *out)
 {
-	qsort(tl->v, (size_t)tl->n, sizeof(*tl->v), event_cmp);
+	if (tl->n) /* qsort's base must not be NULL, even for no elements */
+		qsort(tl->v, (size_t)tl->n, sizeof(*tl->v), event_cmp);
 	buf_addstr(out, "<section>\n<h2>Timeline</h2>\n<ol class=\"timeline\">\n");
 	for (int i = 0; i < tl->n; i++) {
 		buf_addstr(out, "<li><span class=\"when\">");

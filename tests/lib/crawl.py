@@ -9,6 +9,7 @@ then "visited N"; exits 1 when a link is broken.  The tracker's own links
 (another host) are not followed.
 """
 import html.parser
+import http.client
 import json
 import re
 import sys
@@ -51,6 +52,9 @@ def fetch(url):
             return r.status, r.headers.get("Content-Type", ""), r.read()
     except urllib.error.HTTPError as e:
         return e.code, "", b""
+    except (OSError, http.client.HTTPException) as e:
+        # a dropped connection is a broken link too, named by its URL
+        return "closed (%s)" % type(e).__name__, "", b""
 
 
 def main():
