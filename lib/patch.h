@@ -45,4 +45,13 @@ void patch_normalise(const char *data, size_t len, struct buf *out);
 
 const char *patch_kind_name(enum patch_kind kind);
 
+/*
+ * patch_check.c: is this text safe to hand to GNU patch?  0 when it holds
+ * only unified diffs (plain or git) of regular files under relative paths;
+ * -1 with "line N: what" appended to why for a symlink or submodule mode,
+ * a binary patch, an ed script or normal/context diff, a rename, copy or
+ * file name that is absolute, quoted or has a ".." component, or a NUL byte.
+ */
+int patch_check(const char *data, size_t len, struct buf *why);
+
 #endif

@@ -8,11 +8,18 @@
  * Each patch is first tried with `patch -p1 --dry-run`; only if that applies
  * cleanly is it applied, so a failing patch leaves no half-patched files and
  * its failure names the patch, the file and the rejected hunk (copied out of
- * the patch into the log and the verdict).  GNU patch refuses file names
- * with ".." or a leading "/", which is what keeps a hostile patch inside the
- * tree.
+ * the patch into the log and the verdict).
+ *
+ * GNU patch does much more than apply unified diffs (symlinks from git
+ * diffs, ed scripts, renames), so each patch is first read by
+ * patch_check() (lib/patch_check.c): anything but unified diffs of regular
+ * files under relative paths is refused, as apply-failed with the reason.
+ * Then patch runs in the sandbox as the build user, seeing only the job's
+ * tree (sandbox.c): the check is the policy, the sandbox what holds if the
+ * check or patch has a hole.
  */
 #include "runner.h"
+#include "patch.h"
 #include "xalloc.h"
 #include "config.h"
 #include "log.h"
@@ -351,6 +358,25 @@ static int run_patch(const struct variant *v, const struct patch_item *p, bool d
 	return ch.exit_code;
 }
 
+/* 2 when patch_check() refuses the patch (the reason in why), -1 unreadable, else 0. */
+static int refused(struct run *r, const struct patch_item *p, int i, int n, struct buf *why)
+{
+	struct buf text = BUF_INIT, reason = BUF_INIT;
+	int ret = 0;
+
+	buf_init(&text, 64 << 20);
+	if (buf_read_file(&text, p->path)) {
+		buf_addf(&r->infra, "cannot read the patch '%s': %s", p->path, strerror(errno));
+		ret = -1;
+	} else if (patch_check(text.ptr, text.len, &reason)) {
+		buf_addf(why, "patch %d/%d '%s' is refused: %s\n", i + 1, n, p->name, reason.ptr);
+		ret = 2;
+	}
+	buf_release(&text);
+	buf_release(&reason);
+	return ret;
+}
+
 int apply_series(struct run *r, struct variant *v, const struct patch_item *items, int n,
 		 const char *log_name, struct buf *why, char ***touched, int *ntouched)
 {
@@ -360,8 +386,12 @@ int apply_series(struct run *r, struct variant *v, const struct patch_item *item
 	buf_init(&out, 4 << 20);
 	buf_addf(&log_path, "%s/%s-%s.log", v->logs, v->name, log_name);
 	for (int i = 0; i < n && !ret; i++) {
-		int rc = run_patch(v, &items[i], true, log_path.ptr, &out);
-		if (rc < 0) {
+		int rc = refused(r, &items[i], i, n, why);
+		if (!rc)
+			rc = run_patch(v, &items[i], true, log_path.ptr, &out);
+		if (rc == 2) {
+			ret = 1;
+		} else if (rc < 0) {
 			ret = -1;
 		} else if (rc) {
 			buf_reset(&text);

@@ -225,9 +225,9 @@ int apply_load_candidate(struct run *r);
 int apply_load_series_dir(const char *dir, const char *dest, struct patch_item **items, int *n,
 			  struct buf *err);
 /*
- * Apply items[0..n) to v->tree, each dry-run first.  On a patch that does not
- * apply: returns 1 with the patch name and rejected hunks in *why (and the
- * log).  touched collects "patching file X" names.  -1: could not run patch.
+ * Apply items[0..n) to v->tree, each checked by patch_check() and dry-run
+ * first.  On a patch that is refused or does not apply: returns 1 with the
+ * patch name and the reason or rejected hunks in *why (and the log).  touched collects "patching file X" names.  -1: could not run patch.
  */
 int apply_series(struct run *r, struct variant *v, const struct patch_item *items, int n,
 		 const char *log_name, struct buf *why, char ***touched, int *ntouched);

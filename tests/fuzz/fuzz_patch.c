@@ -13,7 +13,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct buf norm = BUF_INIT;
+	struct buf norm = BUF_INIT, why = BUF_INIT;
 	struct patch_info info;
 	char *copy = malloc(size ? size : 1);
 
@@ -27,6 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!norm.len)
 			abort();
 	}
+	/* the runner's gate: a refusal always says why */
+	if (patch_check(copy, size, &why) && !why.len)
+		abort();
+	buf_release(&why);
 	buf_release(&norm);
 	free(copy);
 	return 0;

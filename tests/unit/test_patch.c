@@ -263,6 +263,112 @@ static void test_truncations_and_noise(void **state)
 	buf_release(&n);
 }
 
+/* ---- patch_check: what GNU patch may see ---- */
+
+static void assert_refused(const char *text, const char *reason)
+{
+	struct buf why = BUF_INIT;
+
+	assert_int_equal(patch_check(text, strlen(text), &why), -1);
+	if (!strstr(why.ptr, reason))
+		fail_msg("refusal '%s' does not say '%s'", why.ptr, reason);
+	buf_release(&why);
+}
+
+static void assert_allowed(const char *text, size_t len)
+{
+	struct buf why = BUF_INIT;
+
+	if (patch_check(text, len, &why))
+		fail_msg("refused: %s", why.ptr);
+	buf_release(&why);
+}
+
+static void test_check_allows_plain_and_git(void **state)
+{
+	static const char mode_change[] =
+		"diff --git a/scripts/x.sh b/scripts/x.sh\n"
+		"old mode 100644\n"
+		"new mode 100755\n"
+		"diff --git a/drivers/scsi/new.c b/drivers/scsi/new.c\n"
+		"new file mode 100644\n"
+		"index 0000000..1111111\n"
+		"--- /dev/null\n"
+		"+++ b/drivers/scsi/new.c\n"
+		"@@ -0,0 +1,2 @@\n"
+		"+--- a/../../etc/passwd\n"
+		"+1,2d\n";
+	const char *mail = GIT_MAIL("1234567890abcdef1234567890abcdef12345678", "fix", "a();", "b();");
+	(void)state;
+	assert_allowed(mail, strlen(mail));
+	assert_allowed(quilt_style, strlen(quilt_style));
+	/* hunk lines that look like headers or ed commands are content */
+	assert_allowed(mode_change, strlen(mode_change));
+}
+
+static void test_check_refuses_symlinks_and_binaries(void **state)
+{
+	(void)state;
+	assert_refused("diff --git a/evil b/evil\n"
+		       "new file mode 120000\n"
+		       "index 0000000..1111111\n"
+		       "--- /dev/null\n"
+		       "+++ b/evil\n"
+		       "@@ -0,0 +1 @@\n"
+		       "+/etc\n"
+		       "\\ No newline at end of file\n", "symbolic link (mode 120000)");
+	assert_refused("diff --git a/l b/l\n"
+		       "old mode 100644\n"
+		       "new mode 120000\n", "symbolic link");
+	assert_refused("diff --git a/l b/l\n"
+		       "index 1111111..2222222 120000\n"
+		       "--- a/l\n+++ b/l\n@@ -1 +1 @@\n-x\n+/\n", "symbolic link");
+	assert_refused("diff --git a/sub b/sub\nnew file mode 160000\n", "submodule");
+	assert_refused("diff --git a/fw.bin b/fw.bin\n"
+		       "new file mode 100644\n"
+		       "index 0000000..1111111\n"
+		       "GIT binary patch\nliteral 4\nLcmZ>7\n\n", "binary patch");
+	assert_refused("diff --git a/x.bin b/x.bin\n"
+		       "index 1111111..2222222 100644\n"
+		       "Binary files a/x.bin and b/x.bin differ\n", "binary patch");
+	{
+		static const char nul[] = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\0\n";
+		struct buf why = BUF_INIT;
+		assert_int_equal(patch_check(nul, sizeof(nul) - 1, &why), -1);
+		assert_non_null(strstr(why.ptr, "NUL byte"));
+		buf_release(&why);
+	}
+}
+
+static void test_check_refuses_ed_and_other_formats(void **state)
+{
+	(void)state;
+	assert_refused("1c\nHACKED\n.\nw f\nq\n", "ed script");
+	assert_refused("Subject: x\n\n3,4d\n5a\n", "ed script");
+	assert_refused("2c2\n< a\n---\n> b\n", "normal diff");
+	assert_refused("*** a/x\n--- b/x\n***************\n*** 1 ****\n! a\n--- 1 ----\n! b\n",
+		       "context diff");
+}
+
+static void test_check_refuses_paths_out_of_tree(void **state)
+{
+	(void)state;
+	assert_refused("--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-a\n+b\n",
+		       "out of the tree");
+	assert_refused("--- /etc/passwd\n+++ /etc/passwd\n@@ -1 +1 @@\n-a\n+b\n",
+		       "absolute file name");
+	assert_refused("diff --git a/x b/../x\n", "out of the tree");
+	assert_refused("Index: ../x\n--- x\n+++ x\n@@ -1 +1 @@\n-a\n+b\n", "out of the tree");
+	assert_refused("diff --git a/x b/y\nsimilarity index 100%\nrename from x\n"
+		       "rename to ../../y\n", "out of the tree");
+	assert_refused("diff --git a/x b/y\ncopy from /etc/shadow\ncopy to y\n",
+		       "absolute file name");
+	assert_refused("diff --git \"a/x\\n\" \"b/x\\n\"\n", "quoted file name");
+	/* a rename inside the tree is fine */
+	assert_allowed("diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to y\n",
+		       strlen("diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to y\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +381,10 @@ int main(void)
 		cmocka_unit_test(test_short_trailing_context),
 		cmocka_unit_test(test_no_newline_marker_and_eof),
 		cmocka_unit_test(test_truncations_and_noise),
+		cmocka_unit_test(test_check_allows_plain_and_git),
+		cmocka_unit_test(test_check_refuses_symlinks_and_binaries),
+		cmocka_unit_test(test_check_refuses_ed_and_other_formats),
+		cmocka_unit_test(test_check_refuses_paths_out_of_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
