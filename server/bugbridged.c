@@ -40,7 +40,9 @@ static const char usage[] =
 	"\n"
 	"  -c, --config FILE  configuration file (default: $BUGBRIDGE_CONFIG,\n"
 	"                     then /etc/bugbridge/bugbridge.conf, then built-in)\n"
-	"      --once         run one cycle (poll, triage, post, digest), then exit\n"
+	"      --once         run one cycle (poll, triage, post, digest), then exit:\n"
+	"                     0 when every step worked, 1 when one failed (the tracker\n"
+	"                     down, the key refused, a digest not sent), 2 bad config\n"
 	"  -v, --verbose      log more (repeat for debug)\n"
 	"  -q, --quiet        log errors only\n"
 	"  -h, --help         show this help\n"
@@ -70,16 +72,38 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static void run_cycle(struct db *db)
+/*
+ * One cycle; returns how many of its steps failed and names them in
+ * failed (for --once, whose exit status cron and systemd read).
+ */
+static int run_cycle(struct db *db, struct buf *failed)
 {
-	if (!stop_requested && poll_cycle(db, &stop_requested))
-		log_warn("cycle: poll failed; will retry next cycle");
-	if (!stop_requested && triage_run(db, &stop_requested))
+	int n = 0, rc;
+
+	if (!stop_requested && poll_cycle(db, &stop_requested)) {
+		log_warn("cycle: the poll of the tracker failed; will retry next cycle");
+		buf_addstr(failed, " poll");
+		n++;
+	}
+	if (!stop_requested && triage_run(db, &stop_requested)) {
 		log_warn("cycle: triage failed; will retry next cycle");
-	if (!stop_requested && outbox_flush(db, &stop_requested))
-		log_warn("cycle: posting failed; will retry");
-	if (!stop_requested && digest_tick(db, time(NULL), &stop_requested))
-		log_warn("cycle: digest failed; will retry");
+		buf_addstr(failed, " triage");
+		n++;
+	}
+	rc = stop_requested ? 0 : outbox_flush(db, &stop_requested);
+	if (rc) {
+		/* held (1): the tracker refused our credentials, logged already */
+		if (rc < 0)
+			log_warn("cycle: posting to the tracker failed; will retry");
+		buf_addstr(failed, rc < 0 ? " post" : " post (held: credentials or url refused)");
+		n++;
+	}
+	if (!stop_requested && digest_tick(db, time(NULL), &stop_requested)) {
+		log_warn("cycle: sending a digest failed; will retry");
+		buf_addstr(failed, " digest");
+		n++;
+	}
+	return n;
 }
 
 static void reload(const struct app_opts *opts, struct web *web)
@@ -117,7 +141,7 @@ static void idle(struct db *db, const struct app_opts *opts, struct web *web,
 			continue;
 		if (triage_run(db, &stop_requested))
 			log_warn("cycle: triage failed; will retry");
-		if (outbox_flush(db, &stop_requested))
+		if (outbox_flush(db, &stop_requested) < 0)
 			log_warn("cycle: posting failed; will retry");
 		last_post = time(NULL);
 	}
@@ -136,7 +160,7 @@ int main(int argc, char **argv)
 	struct db db;
 	struct wake verdicts;
 	bool once = false;
-	int c;
+	int c, failed = 0;
 
 	/* the dashboard's process (web_start); never given by hand */
 	if (argc > 1 && !strcmp(argv[1], "--web-child"))
@@ -164,20 +188,27 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	mirror_check(&db, &stop_requested);	/* warns; keywords left out while missing */
 	wake_open(&verdicts, db.path, WAKE_VERDICTS);
 	log_info("bugbridged %s started (database %s)", BUGBRIDGE_VERSION, cfg_str("db.path"));
 	while (!stop_requested) {
 		time_t next_poll = time(NULL) + cfg_int("tracker.poll_interval");
 
-		run_cycle(&db);
+		buf_reset(&err);
+		failed = run_cycle(&db, &err);
 		if (once)
 			break;
 		idle(&db, &opts, web, &verdicts, next_poll);
+	}
+	if (once && failed) {
+		/* cron and systemd see a failed cycle; the log says why */
+		fprintf(stderr, "bugbridged: the cycle failed:%s (see the log)\n", err.ptr);
+		log_error("bugbridged: the cycle failed:%s; exit 1", err.ptr);
 	}
 	log_info("bugbridged: %s", once ? "cycle done, exiting" : "stopping");
 	web_stop(web);
 	wake_close(&verdicts);
 	db_close(&db);
 	buf_release(&err);
-	return 0;
+	return once && failed ? 1 : 0;
 }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # bugbridged as a service: SIGHUP re-reads the config and reopens the log,
-# SIGTERM stops it with exit 0, and a tracker that is down does not stop it.
+# SIGTERM stops it with exit 0, and a tracker that is down does not stop it
+# (but `--once` says so with exit 1).
 . "$(dirname "$0")/lib/test-lib.sh"
-plan 6
+plan 7
 
 port=$(free_port)
 dead=$(free_port)
@@ -35,4 +36,5 @@ BB_PIDS=""
 is "SIGTERM exits 0" "$rc" 0
 like "and says it is stopping" "$(cat "$TMP/bbd.log")" "stopping"
 out=$(bbd --config "$TMP/c.conf" --once 2>&1); rc=$?
-is "--once runs a cycle and exits 0 even with the tracker down" "$rc" 0
+is "--once with the tracker down exits 1 (cron and systemd see it)" "$rc" 1
+like "and says which step failed" "$out" "bugbridged: the cycle failed: poll \(see the log\)"

@@ -47,7 +47,7 @@ sed "s/^api_key = .*/api_key = badkey0123456789abcdefghijABCDEFGHIJ9999/" "$TMP/
 queue 9371 2
 queue 9371 3
 run bad1 "$TMP/bad.conf"
-is "a run with a bad key exits 0 (the service keeps running)" "$?" 0
+is "a run with a bad key exits 1 (cron and systemd see the refused key)" "$?" 1
 like "the log quotes the tracker" "$(cat "$TMP/bad1.log")" \
 	"error.*outbox: the tracker refused our credentials: POST /rest/bug/9371/comment: The API key you specified is invalid.*code 306, HTTP 400"
 is "the first write is held" "$(sql "SELECT state FROM outbox WHERE job_id = 2")" held

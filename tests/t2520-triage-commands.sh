@@ -6,7 +6,7 @@
 # "bugbridge: ignore" stops the bug.
 . "$(dirname "$0")/lib/test-lib.sh"
 [ -x "$BB_BUILD/bz-standin" ] || skip_all "no bz-standin in $BB_BUILD"
-plan 13
+plan 16
 
 BOT=botkey0123456789abcdefghijABCDEFGHIJ0001
 ADMIN=admkey0123456789abcdefghijABCDEFGHIJ0000
@@ -67,6 +67,10 @@ is "the other account got one refusal on the tracker for its two tries" \
 	"$(count_comments "bugbridge-refused: bug 9370 user@example.com")" 1
 like "the refusal names the account" "$(curl -s "$B/rest/bug/9370/comment")" \
 	"user@example.com is not allowed to give bugbridge commands"
+like "the log says who asked for what, in words" "$(cat "$TMP/bbd.log")" \
+	"commands: admin@example.com asks bugbridge to test attachment 1 on bug 9370 \(comment [0-9]+\)"
+like "and whose command was refused" "$(cat "$TMP/bbd.log")" \
+	"commands: user@example.com may not give bugbridge commands \(comment [0-9]+ on bug 9370\); refused"
 is "no retest was queued for it" "$(sql "SELECT COUNT(*) FROM jobs WHERE kind = 'retest'")" 0
 is "every human comment is marked handled" \
 	"$(sql "SELECT COUNT(*) FROM comments WHERE handled = 0 AND is_ours = 0 AND author <> 'bot@example.com'")" 0
@@ -80,6 +84,8 @@ is "our own comments are never taken as commands" \
 
 say "$ADMIN" "bugbridge: ignore"
 cycle
+like "the log says the bug is ignored, and who asked" "$(cat "$TMP/bbd.log")" \
+	"commands: admin@example.com asks bugbridge to ignore bug 9370 from now on \\(comment [0-9]+\\)"
 is "ignore marks the bug" "$(sql "SELECT ignored FROM bugs WHERE id = 9370")" 1
 is "and cancels its queued jobs" \
 	"$(sql "SELECT COUNT(*) FROM jobs WHERE bug_id = 9370 AND state = 'queued'")" 0

@@ -531,6 +531,17 @@ out:
 	return ret;
 }
 
+int bz_field(struct bz *bz, const char *name, struct buf *body)
+{
+	struct buf path = BUF_INIT;
+	int ret;
+
+	buf_addf(&path, "/rest/field/bug/%s", name);
+	ret = call_anon(bz, path.ptr, body);
+	buf_release(&path);
+	return ret;
+}
+
 int bz_statuses(struct bz *bz, struct bz_status_list *out)
 {
 	struct buf body = BUF_INIT, err = BUF_INIT;

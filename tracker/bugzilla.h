@@ -177,6 +177,8 @@ int bz_bug_update(struct bz *bz, long bug_id, const char *changes_json);
  * (the marker), so the marker always survives.  out is reset first.
  */
 void bz_comment_fit(const char *text, const char *keep, size_t max_chars, struct buf *out);
+/* GET /rest/field/bug/{name}, anonymously: the raw answer in body. */
+int bz_field(struct bz *bz, const char *name, struct buf *body);
 /* GET /rest/field/bug/bug_status: every status with its is_open. */
 int bz_statuses(struct bz *bz, struct bz_status_list *out);
 /*

@@ -43,6 +43,7 @@
  * kill -9 at the worst moment leaves.  Integration tests use it.
  */
 #include "bugzilla.h"
+#include "mirror.h"
 #include "xalloc.h"
 #include "config.h"
 #include "log.h"
@@ -72,7 +73,7 @@ DB_SQL(sql_outbox_sending,
        " next_try = strftime('%s', 'now') + ?2 WHERE id = ?1");
 DB_SQL(sql_outbox_sent,
        "UPDATE outbox SET state = 'sent', sent_at = strftime('%s', 'now'), remote_id = ?2,"
-       " last_error = NULL WHERE id = ?1");
+       " last_error = NULL, refused = ?3 WHERE id = ?1");
 DB_SQL(sql_outbox_retry,
        "UPDATE outbox SET state = 'pending', next_try = strftime('%s', 'now') + ?2,"
        " last_error = ?3 WHERE id = ?1");
@@ -96,6 +97,7 @@ struct row {
 	sqlite3_int64 id, bug_id;
 	char kind[16];
 	char *marker, *payload;
+	char *refused;		/* the part the tracker would not take, or NULL */
 	int attempts;
 };
 
@@ -110,12 +112,14 @@ struct poster {
 	int retries;
 	long backoff_ms;
 	long timeout;		/* [tracker] timeout: how long a write may be in flight */
+	bool held;		/* the queue is held (outbox_flush returns 1) */
 };
 
 static void row_release(struct row *r)
 {
 	free(r->marker);
 	free(r->payload);
+	free(r->refused);
 }
 
 static int next_row(struct db *db, sqlite3_int64 after, struct row *r)
@@ -205,6 +209,7 @@ static void hold_queue(struct poster *p, const struct row *r, const char *why)
 {
 	sqlite3_stmt *st;
 
+	p->held = true;
 	if (p->bz.err != BZ_ERR_LOGIN)
 		log_error("outbox: [tracker] url does not lead to Bugzilla's REST API: %s;"
 			  " holding every write until [tracker] url is fixed", why);
@@ -361,20 +366,76 @@ static enum next refused(struct poster *p, const struct row *r)
 	return NEXT_ROW;
 }
 
-static enum next post_row(struct poster *p, struct row *r)
+/*
+ * An update while the tracker lacks our keywords (why, else as remembered
+ * in tracker_state): send the rest, so that the whiteboard still lands.
+ * true when nothing is left to send (the row has failed).
+ */
+static bool without_keywords(struct poster *p, struct row *r, const char *why)
 {
-	bool check = carries_comment(r);
-	int priv = bug_private(p->db, r->bug_id);
+	struct buf rest = BUF_INIT;
+	char *missing = why ? NULL : mirror_keywords_missing(p->db);
+	bool empty = false;
 
-	if (priv < 0)
-		return STOP_FLUSH;
-	if (priv && !strcmp(cfg_str("tracker.private_bugs"), "skip")) {
+	if (strcmp(r->kind, "update") || r->refused || (!why && !missing) ||
+	    !mirror_strip_keywords(r->payload, &rest))
+		goto out;
+	{
+		struct buf note = BUF_INIT;
+
+		if (why)
+			buf_addf(&note, "keywords: %s", why);
+		else
+			buf_addf(&note, "keywords: the tracker has no keyword %s", missing);
+		r->refused = buf_detach(&note, NULL);
+	}
+	if (!rest.len) {
+		log_error("outbox: %s for bug %lld ('%s') failed for good: %s", r->kind,
+			  (long long)r->bug_id, r->marker, r->refused);
+		set_state(p->db, sql_outbox_final, r->id, 0, r->refused);
+		empty = true;
+		goto out;
+	}
+	log_warn("outbox: %s for bug %lld ('%s') goes without its keywords: %s", r->kind,
+		 (long long)r->bug_id, r->marker, r->refused);
+	free(r->payload);
+	r->payload = buf_detach(&rest, NULL);
+out:
+	free(missing);
+	buf_release(&rest);
+	return empty;
+}
+
+/* Code 51 on an update with keywords: one is missing; remember it, send the rest. */
+static bool keyword_refused(const struct poster *p, const struct row *r)
+{
+	return p->bz.code == 51 && !strcmp(r->kind, "update") && !r->refused &&
+	       strstr(r->payload, "\"keywords\"");
+}
+
+/* Whether the row goes out at all: 1 yes (*priv set), 0 done with it, -1 stop. */
+static int goes_out(struct poster *p, struct row *r, int *priv)
+{
+	*priv = bug_private(p->db, r->bug_id);
+	if (*priv < 0)
+		return -1;
+	if (*priv && !strcmp(cfg_str("tracker.private_bugs"), "skip")) {
 		log_warn("outbox: %s for bug %lld ('%s') not posted: the bug is private and"
 			 " [tracker] private_bugs = skip", r->kind, (long long)r->bug_id, r->marker);
 		set_state(p->db, sql_outbox_final, r->id, 0,
 			  "the bug is private ([tracker] private_bugs = skip)");
-		return NEXT_ROW;
+		return 0;
 	}
+	return without_keywords(p, r, NULL) ? 0 : 1;
+}
+
+static enum next post_row(struct poster *p, struct row *r)
+{
+	bool check = carries_comment(r);
+	int priv, go = goes_out(p, r, &priv);
+
+	if (go <= 0)
+		return go < 0 ? STOP_FLUSH : NEXT_ROW;
 
 	for (int try = 0;; try++) {
 		long remote_id = 0;
@@ -390,7 +451,7 @@ static enum next post_row(struct poster *p, struct row *r)
 		if (landed > 0) {
 			log_info("outbox: %s for bug %lld ('%s') had already landed as comment %ld",
 				 r->kind, (long long)r->bug_id, r->marker, remote_id);
-			set_state(p->db, sql_outbox_sent, r->id, remote_id, NULL);
+			set_state(p->db, sql_outbox_sent, r->id, remote_id, r->refused);
 			return NEXT_ROW;
 		}
 		if (landed == 0) {
@@ -402,12 +463,18 @@ static enum next post_row(struct poster *p, struct row *r)
 					_exit(9);
 				log_info("outbox: %s for bug %lld ('%s') posted%s", r->kind,
 					 (long long)r->bug_id, r->marker, remote_id ? "" : " (update)");
-				set_state(p->db, sql_outbox_sent, r->id, remote_id, NULL);
+				set_state(p->db, sql_outbox_sent, r->id, remote_id, r->refused);
 				return NEXT_ROW;
 			}
 		}
 		if (config_problem(&p->bz))
 			return refused(p, r);
+		if (keyword_refused(p, r)) {
+			mirror_note_missing(p->db, p->bz.errmsg.ptr);
+			if (without_keywords(p, r, p->bz.errmsg.ptr))
+				return NEXT_ROW;
+			continue;
+		}
 		if (landed == 0 && p->bz.err == BZ_ERR_TRANSPORT && p->bz.fail == HTTPC_FAIL_TIMEOUT) {
 			/* the tracker may still be writing it: look only once it surely ended */
 			log_warn("outbox: %s for bug %lld ('%s') timed out; checking again in %lds",
@@ -458,7 +525,7 @@ int outbox_flush(struct db *db, const volatile sig_atomic_t *stop)
 	}
 	config_fingerprint(&p.bz, p.fingerprint);
 	if (queue_held(&p)) {
-		ret = 0;
+		ret = 1;
 		goto out;
 	}
 	while (!(stop && *stop) && (rc = next_row(db, after, &r)) > 0) {
@@ -475,7 +542,7 @@ int outbox_flush(struct db *db, const volatile sig_atomic_t *stop)
 		if (n == STOP_FLUSH)
 			break;
 	}
-	ret = 0;
+	ret = p.held ? 1 : 0;
 out:
 	bz_release(&p.bz);
 	buf_release(&err);

@@ -21,7 +21,17 @@
 
 /* tracker -> bugs, comments, attachments, candidates, jobs */
 int poll_cycle(struct db *db, const volatile sig_atomic_t *stop);
-/* outbox rows -> tracker comments and field updates, exactly once */
+/*
+ * outbox rows -> tracker comments and field updates, exactly once.  0 when
+ * every due row was dealt with, 1 when the queue is held (the tracker
+ * refused our credentials or the URL is wrong: logged), -1 on an error.
+ */
 int outbox_flush(struct db *db, const volatile sig_atomic_t *stop);
+/*
+ * At start-up: with [triage] mirror = keywords, ask the tracker whether the
+ * bugbridge-<state> keywords exist; warn and leave them out of updates when
+ * some do not.  -1 (warned) when the tracker could not tell.
+ */
+int mirror_check(struct db *db, const volatile sig_atomic_t *stop);
 
 #endif

@@ -306,23 +306,31 @@ static int run_ignore(struct db *db, sqlite3_int64 bug)
 	return db_step_done(db, st);
 }
 
+/* The account as one token: a login has no blanks, a hostile one loses them. */
+static void add_account(struct buf *out, const char *author)
+{
+	for (const char *p = author; *p && p - author < 100; p++)
+		buf_addch(out, isgraph((unsigned char)*p) ? *p : '_');
+}
+
 static int refuse(struct db *db, sqlite3_int64 bug, sqlite3_int64 comment, const char *author)
 {
-	struct buf msg = BUF_INIT, marker = BUF_INIT;
+	struct buf msg = BUF_INIT, marker = BUF_INIT, who = BUF_INIT;
 	int ret;
 
+	add_account(&who, author);
 	buf_addstr(&msg, "bugbridge: ");
 	triage_add_clean(&msg, author, 200);
 	buf_addstr(&msg, " is not allowed to give bugbridge commands, so nothing was done."
 		   "\nAn admin can add the account to [triage] allow_commands.");
 	buf_addf(&marker, "bugbridge-refused: bug %lld ", (long long)bug);
-	/* the account as one token: a login has no blanks, a hostile one loses them */
-	for (const char *p = author; *p && p - author < 100; p++)
-		buf_addch(&marker, isgraph((unsigned char)*p) ? *p : '_');
+	add_account(&marker, author);
 	ret = answer(db, bug, marker.ptr, msg.ptr);
+	log_info("commands: %s may not give bugbridge commands (comment %lld on bug %lld);"
+		 " refused", who.ptr, (long long)comment, (long long)bug);
 	buf_release(&msg);
 	buf_release(&marker);
-	log_info("commands: refused comment %lld on bug %lld", (long long)comment, (long long)bug);
+	buf_release(&who);
 	return ret;
 }
 
@@ -341,13 +349,39 @@ static int unignore(struct db *db, sqlite3_int64 bug)
 	return 0;
 }
 
-static int execute(struct db *db, sqlite3_int64 bug, sqlite3_int64 comment,
-		   const struct comment_cmd *c)
+/* What a command asks for, as the log says it ("test attachment 4 on bug 9370"). */
+static void describe(const struct comment_cmd *c, sqlite3_int64 bug, struct buf *out)
 {
+	switch (c->kind) {
+	case COMMENT_CMD_TEST:
+		buf_addf(out, "test attachment %lld on bug %lld", c->attachment_id, (long long)bug);
+		break;
+	case COMMENT_CMD_BISECT:
+		buf_addf(out, "bisect the series in attachment %lld on bug %lld",
+			 c->attachment_id, (long long)bug);
+		break;
+	case COMMENT_CMD_RETEST:
+		buf_addf(out, "re-run the latest patch job of bug %lld", (long long)bug);
+		break;
+	case COMMENT_CMD_IGNORE:
+		buf_addf(out, "ignore bug %lld from now on", (long long)bug);
+		break;
+	}
+}
+
+static int execute(struct db *db, sqlite3_int64 bug, sqlite3_int64 comment,
+		   const char *author, const struct comment_cmd *c)
+{
+	struct buf who = BUF_INIT, what = BUF_INIT;
+
 	if (c->kind != COMMENT_CMD_IGNORE && unignore(db, bug))
 		return -1;
-	log_info("commands: comment %lld on bug %lld: command %d %lld", (long long)comment,
-		 (long long)bug, (int)c->kind, c->attachment_id);
+	add_account(&who, author);
+	describe(c, bug, &what);
+	log_info("commands: %s asks bugbridge to %s (comment %lld)", who.ptr, what.ptr,
+		 (long long)comment);
+	buf_release(&who);
+	buf_release(&what);
 	switch (c->kind) {
 	case COMMENT_CMD_TEST:
 	case COMMENT_CMD_BISECT:
@@ -375,7 +409,7 @@ static int handle(struct db *db, sqlite3_int64 id, sqlite3_int64 bug, const char
 		ret = refuse(db, bug, id, author);
 	else
 		for (int i = 0; i < n && !ret; i++)
-			ret = execute(db, bug, id, &cmds[i]);
+			ret = execute(db, bug, id, author, &cmds[i]);
 	st = db_stmt(db, sql_cc_handled);
 	if (!ret && st) {
 		sqlite3_bind_int64(st, 1, id);

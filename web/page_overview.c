@@ -1,8 +1,8 @@
 /*
  * page_overview: "/", the dashboard at a glance: open watched bugs by
  * component with counts, the latest verdicts, the queue (running jobs with
- * stage and elapsed time, queued jobs with position and estimates) and the
- * bugs that need attention.  Refreshes itself every minute.
+ * stage and elapsed time, queued jobs with position and estimates), the
+ * bugs that need attention and the writes the tracker refused.  Refreshes itself every minute.
  */
 #include "html.h"
 #include "log.h"
@@ -149,6 +149,74 @@ static int queue(struct db *db, struct buf *out, time_t now)
 	return 0;
 }
 
+DB_SQL(sql_overview_refused,
+       "SELECT id, ifnull(bug_id, 0), kind, state, ifnull(refused, last_error), marker"
+       " FROM outbox WHERE kind IN ('comment', 'update')"
+       " AND (state IN ('failed', 'held') OR refused IS NOT NULL)"
+       " ORDER BY id DESC LIMIT 20");
+DB_SQL(sql_overview_keywords,
+       "SELECT keywords_missing FROM tracker_state WHERE keywords_missing IS NOT NULL");
+
+/* The keywords the tracker lacks for the mirror, as a note before the table. */
+static int keywords_note(struct db *db, struct buf *out)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_overview_keywords);
+	int rc;
+
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		buf_addstr(out, "<p class=\"warn\">[triage] mirror has keywords, but the tracker"
+			   " lacks some, so updates go without them: ");
+		html_txt_cut(out, db_col_text(st, 0), 300);
+		buf_addstr(out, ". An admin can create them (Administration &gt; Keywords).</p>\n");
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/*
+ * Writes to the tracker that failed for good, are held, or landed without
+ * a part the tracker refused (keywords it lacks): nothing else shows them
+ * but the log and `bugbridge status`.
+ */
+static int refused_writes(struct db *db, struct buf *out)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_overview_refused);
+	int rc, n = 0;
+
+	if (!st)
+		return -1;
+	buf_addstr(out, "<section>\n<h2>Writes the tracker refused</h2>\n");
+	if (keywords_note(db, out))
+		return -1;
+	buf_addstr(out, "<table>\n<thead><tr><th>Bug</th><th>Write</th><th>State</th>"
+		   "<th>What the tracker said</th></tr></thead>\n<tbody>\n");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *state = db_col_text(st, 3);
+
+		buf_addstr(out, "<tr><td>");
+		if (sqlite3_column_int64(st, 1))
+			page_bug_link(out, sqlite3_column_int64(st, 1));
+		buf_addstr(out, "</td><td>");
+		html_txt(out, db_col_text(st, 2));
+		buf_addstr(out, " (");
+		html_txt_cut(out, db_col_text(st, 5), 80);
+		buf_addstr(out, ")</td><td>");
+		html_txt(out, strcmp(state, "sent") ? state : "sent in part");
+		buf_addstr(out, "</td><td>");
+		html_txt_cut(out, db_col_text(st, 4), 300);
+		buf_addstr(out, "</td></tr>\n");
+		n++;
+	}
+	sqlite3_reset(st);
+	if (!n)
+		buf_addstr(out, "<tr><td colspan=\"4\">None: every write landed whole.</td></tr>\n");
+	buf_addstr(out, "</tbody>\n</table>\n</section>\n");
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 static int attention(struct db *db, struct buf *out)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_overview_attention);
@@ -188,7 +256,7 @@ int page_overview(struct http_request *req, struct http_response *resp)
 	page_begin(out, "Overview", 60);
 	buf_addstr(out, "<h1>Overview</h1>\n<div class=\"grid\">\n");
 	if (components(req->db, out) || queue(req->db, out, now) ||
-	    attention(req->db, out) || verdicts(req->db, out))
+	    attention(req->db, out) || verdicts(req->db, out) || refused_writes(req->db, out))
 		return error("http: overview: %s", db_errmsg(req->db));
 	buf_addstr(out, "</div>\n");
 	page_end(out);

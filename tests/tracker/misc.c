@@ -26,12 +26,66 @@ void sa_get_time(struct sa_req *r)
 	sa_reply(r, 200, o);
 }
 
+DB_SQL(sql_keyword_names, "SELECT name FROM sa_keywords ORDER BY name");
+
+/*
+ * The keywords field, as Bugzilla 5.2 lists it: every active keyword as
+ * {"name", "description"} (Bugzilla::WebService::Bug::_legal_field_values).
+ */
+static void keywords_field(struct sa_req *r, bool values_only)
+{
+	sqlite3_stmt *st = db_stmt(&r->st->db, sql_keyword_names);
+	struct json_object *o = json_object_new_object(), *values = json_object_new_array();
+	struct json_object *f, *fields;
+
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+		struct json_object *v = json_object_new_object();
+
+		if (values_only) {
+			json_object_array_add(values, json_object_new_string(k));
+			json_object_put(v);
+			continue;
+		}
+		json_object_object_add(v, "name", json_object_new_string(k));
+		json_object_object_add(v, "description", json_object_new_string(k));
+		json_object_array_add(values, v);
+	}
+	if (st)
+		sqlite3_reset(st);
+	if (values_only) {
+		json_object_object_add(o, "values", values);
+		sa_reply(r, 200, o);
+		return;
+	}
+	f = json_object_new_object();
+	json_object_object_add(f, "id", json_object_new_int(23));
+	json_object_object_add(f, "name", json_object_new_string("keywords"));
+	json_object_object_add(f, "display_name", json_object_new_string("Keywords"));
+	json_object_object_add(f, "type", json_object_new_int(8));
+	json_object_object_add(f, "is_custom", json_object_new_boolean(0));
+	json_object_object_add(f, "is_mandatory", json_object_new_boolean(0));
+	json_object_object_add(f, "is_on_bug_entry", json_object_new_boolean(0));
+	json_object_object_add(f, "visibility_field", NULL);
+	json_object_object_add(f, "visibility_values", json_object_new_array());
+	json_object_object_add(f, "value_field", NULL);
+	json_object_object_add(f, "values", values);
+	fields = json_object_new_array();
+	json_object_array_add(fields, f);
+	json_object_object_add(o, "fields", fields);
+	sa_reply(r, 200, o);
+}
+
 void sa_get_field(struct sa_req *r, const char *name, bool values_only)
 {
 	bool status = !strcmp(name, "bug_status") || !strcmp(name, "status");
 	bool resolution = !strcmp(name, "resolution");
 	struct json_object *o, *f, *fields, *names;
 
+	if (!strcmp(name, "keywords")) {
+		keywords_field(r, values_only);
+		return;
+	}
 	if (!status && !resolution) {
 		sa_error(r, 108, "'%s' is not a valid field name.", name);
 		return;
