@@ -10,7 +10,8 @@
  * "Since the last digest" means since the previous digest of the same list
  * was built (its created_at); a list's first digest covers one period back.
  * A digest with nothing in it is not sent (and not recorded, so the next
- * one still covers the quiet time).
+ * one still covers the quiet time), and neither is a list's first digest
+ * before it has a test result (a fresh install's first poll is no news).
  */
 #include "mail.h"
 #include "config.h"
@@ -205,6 +206,16 @@ out:
 	return ret;
 }
 
+/* DIGEST_QUEUED when d is worth a mail, else why not. */
+static int worth_sending(const struct digest *d, const struct digest_prev *prev)
+{
+	if (digest_is_empty(d))
+		return DIGEST_NOTHING;
+	if (!prev->in_reply_to.len && !d->n_results)
+		return DIGEST_FIRST_WAITS;
+	return DIGEST_QUEUED;
+}
+
 /*
  * The build reads outside any transaction (it may take a while over a big
  * tracker, and must not hold the write lock meanwhile); only the check and
@@ -230,11 +241,14 @@ int digest_queue(struct db *db, const struct digest_route *r, struct digest_shar
 	}
 	if (prev_load(db, r, now, &prev) || digest_build(db, r, shared, prev.since, now, &d))
 		goto out;
-	if (digest_is_empty(&d)) {
-		log_info("digest: nothing new for '%s' in %s; not sending", r->list, period);
-		ret = 0;
+	ret = worth_sending(&d, &prev);
+	if (ret != DIGEST_QUEUED) {
+		log_info("digest: %s for '%s' in %s; not sending", ret == DIGEST_NOTHING ?
+			 "nothing new" : "the first digest waits for a first test result",
+			 r->list, period);
 		goto out;
 	}
+	ret = -1;
 	buf_addf(&tag, "bugbridge-digest.%s", period);
 	if (mail_new_message_id(&message_id, tag.ptr, cfg_str("smtp.from"), now)) {
 		error("digest: no random bytes for a Message-ID");
@@ -254,7 +268,7 @@ out:
 }
 
 int digest_preview(struct db *db, const struct digest_route *r, struct digest_shared *shared,
-		   time_t now, struct buf *out, bool *empty)
+		   time_t now, struct buf *out, enum digest_outcome *outcome)
 {
 	struct buf message_id = BUF_INIT;
 	struct digest_prev prev;
@@ -264,7 +278,7 @@ int digest_preview(struct db *db, const struct digest_route *r, struct digest_sh
 	digest_init(&d);
 	if (prev_load(db, r, now, &prev) || digest_build(db, r, shared, prev.since, now, &d))
 		goto out;
-	*empty = digest_is_empty(&d);
+	*outcome = worth_sending(&d, &prev);
 	if (mail_new_message_id(&message_id, "bugbridge-digest.preview",
 				cfg_str("smtp.from"), now))
 		goto out;
@@ -296,7 +310,9 @@ int digest_tick(struct db *db, time_t now, const volatile sig_atomic_t *stop)
 			if (digest_queue(db, &routes.v[i], shared, period.ptr, now) < 0)
 				ret = -1;
 	}
-	if (!*stop && digest_send_pending(db, now, stop, &stats))
+	/* a mail refused or waiting for a retry is a failed step (logged) */
+	if (!*stop && (digest_send_pending(db, now, stop, &stats) || stats.failed ||
+		       stats.retry))
 		ret = -1;
 out:
 	digest_shared_free(shared);

@@ -219,6 +219,19 @@ void digest_period(struct buf *out, time_t t, const char *every, int hour)
 	buf_addstr(out, label);
 }
 
+time_t digest_next_period(time_t t, const char *every, int hour)
+{
+	time_t shifted = t - (time_t)hour * 3600;
+	time_t day = shifted - shifted % 86400;	/* midnight of the shifted day */
+	struct tm tm;
+
+	if (strcmp(every, "weekly"))
+		return day + 86400 + (time_t)hour * 3600;
+	gmtime_r(&shifted, &tm);
+	/* the next Monday: ISO weeks start on Monday */
+	return day + (7 - (tm.tm_wday + 6) % 7) * 86400L + (time_t)hour * 3600;
+}
+
 void digest_iso_time(struct buf *out, time_t t)
 {
 	struct tm tm;

@@ -11,6 +11,7 @@
  *                    built, recorded in `digests` and queued as an outbox
  *                    mail row in ONE transaction (digest_tick, digest_queue)
  *   digest_send.c    pending outbox mail rows -> smtp_send(), with backoff
+ *   digest_record.c  what became of a list's digest; a refused one queued again
  *
  * A digest's Message-ID is made when it is built and stored in the queued
  * message itself, so any resend (after a crash between the server's 250 and
@@ -96,20 +97,52 @@ void digest_shared_free(struct digest_shared *s);
 int digest_build(struct db *db, const struct digest_route *r,
 		 struct digest_shared *shared, time_t since, time_t now, struct digest *d);
 
+/* What digest_queue did, or digest_preview says it would do. */
+enum digest_outcome {
+	DIGEST_EXISTS = 0,	/* this period's digest was built already */
+	DIGEST_QUEUED = 1,	/* built, recorded and queued (preview: would be) */
+	DIGEST_NOTHING = 2,	/* nothing new: not sent, not recorded */
+	DIGEST_FIRST_WAITS = 3,	/* a list's first digest waits for a test result */
+};
+
 /*
  * Build, record and queue the digest of route r for period, unless one
- * exists already.  Returns 1 when queued, 0 when there was one already or
- * nothing to say, -1 on error.
+ * exists already: an enum digest_outcome, or -1 on error.  A list's first
+ * digest is sent only once it has a test result to report: on a fresh
+ * install the first poll's bugs alone ("new", "need attention", 0 results)
+ * would otherwise go to every list at once.
  */
 int digest_queue(struct db *db, const struct digest_route *r, struct digest_shared *shared,
 		 const char *period, time_t now);
 
 /*
- * The message digest_queue would store, without storing anything (for
- * --dry-run); readable=true gives an 8-bit body.
+ * The message digest_queue would store for this route now, without storing
+ * anything (for --dry-run), with an 8-bit body; *outcome is what
+ * digest_queue would do if this period had no digest yet.
  */
 int digest_preview(struct db *db, const struct digest_route *r, struct digest_shared *shared,
-		   time_t now, struct buf *out, bool *empty);
+		   time_t now, struct buf *out, enum digest_outcome *outcome);
+
+/* The digest of a list and period, as recorded. */
+struct digest_record {
+	bool built;
+	time_t created_at;
+	char state[16];		/* its mail's outbox state: pending, sending, sent, failed */
+	struct buf error;	/* the mail server's last reply when not sent */
+};
+
+void digest_record_release(struct digest_record *d);
+int digest_record_get(struct db *db, const char *list, const char *period,
+		      struct digest_record *out);
+/* The start of the period after the one t falls in. */
+time_t digest_next_period(time_t t, const char *every, int hour);
+
+/*
+ * Queue every failed digest mail of list again (the same message and
+ * Message-ID: a refused mail never reached the list), printing one line
+ * each to report.  The number requeued, or -1.
+ */
+int digest_requeue_failed(struct db *db, const char *list, struct buf *report);
 
 struct digest_send_stats {
 	int sent, retry, failed;

@@ -99,7 +99,7 @@ static int run_cycle(struct db *db, struct buf *failed)
 		n++;
 	}
 	if (!stop_requested && digest_tick(db, time(NULL), &stop_requested)) {
-		log_warn("cycle: sending a digest failed; will retry");
+		log_warn("cycle: a digest was not sent (see above)");
 		buf_addstr(failed, " digest");
 		n++;
 	}

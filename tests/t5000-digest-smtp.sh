@@ -11,7 +11,7 @@ smtp_start || { plan 1; not_ok "start aiosmtpd"; exit 1; }
 
 out=$(bb --config "$TMP/c.conf" digest --send-now 2>"$TMP/err"); rc=$?
 is "digest --send-now exits 0" "$rc" 0
-like "it queued the SCSI digest" "$out" "queued digest [0-9-]+ for linux-scsi@vger.kernel.org"
+like "it queued the SCSI digest" "$out" "linux-scsi@vger.kernel.org: digest [0-9-]+: queued"
 like "and sent both lists' digests" "$out" "sent 2, waiting to retry 0, refused 0"
 mail_wait 2 5
 is "the server holds two messages" "$(mail_count)" 2
@@ -82,7 +82,7 @@ check("an empty section is left out", "New bugs" not in body_of(blk[0]), body_of
 # Same period again: nothing new is built or sent, from the CLI or the daemon.
 out=$(bb --config "$TMP/c.conf" digest --send-now 2>>"$TMP/err"); rc=$?
 is "a second --send-now in the same period exits 0" "$rc" 0
-like "and says it was built already" "$out" "no new digest .* for linux-scsi"
+like "and says it was built already, and sent" "$out" "linux-scsi@vger.kernel.org: digest [0-9-]+: built already at [0-9 :-]+ UTC, sent; the next period starts [0-9 :-]+ UTC"
 bbd --config "$TMP/c.conf" --once >>"$TMP/bbd.log" 2>&1
 sleep 0.5
 is "neither it nor bugbridged --once sends it again" "$(mail_count)" 2

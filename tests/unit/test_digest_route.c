@@ -50,6 +50,11 @@ static void test_period(void **state)
 	expect_period(1796025600, "weekly", 8, "2026-W49");	/* Monday 08:00 */
 	assert_int_equal(digest_period_seconds("daily"), 86400);
 	assert_int_equal(digest_period_seconds("weekly"), 7 * 86400);
+	/* the next period starts where --send-now builds again */
+	assert_int_equal(digest_next_period(thu_0923, "daily", 8), 1796371200);	/* Fri 08:00 */
+	assert_int_equal(digest_next_period(thu_0923, "daily", 10), 1796292000);	/* Thu 10:00 */
+	assert_int_equal(digest_next_period(thu_0923, "weekly", 8), 1796630400);	/* Mon 12-07 08:00 */
+	assert_int_equal(digest_next_period(1796022000, "weekly", 8), 1796025600);	/* Mon 07:00 */
 }
 
 static void test_times(void **state)
