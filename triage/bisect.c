@@ -12,6 +12,14 @@
  * the state (good = the longest passing prefix, bad = the shortest failing
  * one), so a crash or a restart simply continues.  When bad = good + 1 the
  * answer is posted once, marker "bugbridge-bisect: job <root>".
+ *
+ * A step is judged on the tests the series broke (passed on the root's
+ * baseline, failed with every patch), not on a clean base: stock 6.1 always
+ * fails sr-capacity (the live sr bug), so a verdict over the whole suite
+ * would make every prefix bad.  A step whose suite failed is good when
+ * every one of those tests passed in it.  With no such test (the baseline
+ * was clean and the series failed to build or boot, say) the verdict
+ * decides, as a clean base makes it mean the same.
  */
 #include "triage.h"
 #include "xalloc.h"
@@ -20,6 +28,7 @@
 #include "log.h"
 #include "outbox.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,14 +59,44 @@ static bool is_bad(const char *verdict)
 	       !strcmp(verdict, "boot-timeout") || !strcmp(verdict, "build-failed");
 }
 
-/*
- * The unpatched end is good only if the baseline failed nothing: a step
- * runs without a baseline, so a failure the base already has would make
- * every prefix look bad.
- */
+/* The unpatched end failed nothing: the whole-suite verdict can judge a step. */
 static bool baseline_clean(const struct job_record *j)
 {
 	return !job_record_failed(j, "baseline");
+}
+
+/* status of test name in variant of j, or NULL */
+static const char *test_status(const struct job_record *j, const char *variant,
+			       const char *name)
+{
+	for (int i = 0; i < j->ntests; i++)
+		if (!strcmp(j->tests[i].variant, variant) && !strcmp(j->tests[i].name, name))
+			return j->tests[i].status;
+	return NULL;
+}
+
+/*
+ * The tests the series broke: failed with every patch, passed on the
+ * baseline.  Returns how many; each name once into names, ", "-joined.
+ */
+static int broken_tests(const struct job_record *j, struct buf *names)
+{
+	int n = 0;
+
+	for (int i = 0; i < j->ntests; i++) {
+		const struct job_record_test *t = &j->tests[i];
+		const char *base;
+
+		if (strcmp(t->variant, "patched") || strcmp(t->status, "fail"))
+			continue;
+		base = test_status(j, "baseline", t->name);
+		if (!base || strcmp(base, "pass"))
+			continue;
+		if (names)
+			buf_addf(names, "%s%s", n ? ", " : "", t->name);
+		n++;
+	}
+	return n;
 }
 
 /* Does this finished job start a bisection (both ends known, good and bad)? */
@@ -65,10 +104,12 @@ static bool starts_bisection(const struct job_record *j)
 {
 	int n = series_len(j);
 
-	return (!strcmp(j->kind, "test") || !strcmp(j->kind, "bisect")) &&
-	       n > 1 && (j->patch_count == 0 || j->patch_count >= n) &&
-	       !strncmp(job_str(j->change), "PASS->", 6) && is_bad(job_str(j->verdict)) &&
-	       baseline_clean(j);
+	if ((strcmp(j->kind, "test") && strcmp(j->kind, "bisect")) || n <= 1 ||
+	    (j->patch_count != 0 && j->patch_count < n) || !is_bad(job_str(j->verdict)))
+		return false;
+	if (broken_tests(j, NULL))
+		return true;
+	return baseline_clean(j) && !strncmp(job_str(j->change), "PASS->", 6);
 }
 
 struct bs_state {
@@ -77,10 +118,45 @@ struct bs_state {
 	int stuck_at;
 };
 
+/* 1 good, 0 bad, -1 says nothing (infra error, the tests did not run). */
+static int step_good(struct db *db, const struct job_record *root, sqlite3_int64 id,
+		     const char *verdict)
+{
+	struct job_record step = JOB_RECORD_INIT;
+	int good = 1;
+
+	if (!strcmp(verdict, "pass"))
+		return 1;
+	if (!is_bad(verdict))
+		return -1;
+	if (strcmp(verdict, "fail") || !broken_tests(root, NULL))
+		return 0;	/* no build, no boot; or a clean base: the verdict decides */
+	if (job_record_load(db, id, JOB_LOAD_TESTS, &step) <= 0)
+		return -1;
+	for (int i = 0; i < root->ntests && good >= 0; i++) {
+		const struct job_record_test *t = &root->tests[i];
+		const char *base = test_status(root, "baseline", t->name), *now;
+
+		if (strcmp(t->variant, "patched") || strcmp(t->status, "fail") ||
+		    !base || strcmp(base, "pass"))
+			continue;
+		now = test_status(&step, "patched", t->name);
+		if (now && !strcmp(now, "fail"))
+			good = 0;
+		else if (!now && baseline_clean(root))
+			good = 0;	/* not recorded: on a clean base the verdict says it */
+		else if (!now || strcmp(now, "pass"))
+			good = -1;
+	}
+	job_record_release(&step);
+	return good;
+}
+
 static int bs_scan(struct db *db, const struct job_record *root, struct bs_state *s)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_bs_steps);
-	int rc;
+	struct { sqlite3_int64 id; int k; char verdict[16]; } done[64];
+	int rc, n = 0;
 
 	memset(s, 0, sizeof(*s));
 	s->bad = series_len(root);
@@ -88,27 +164,37 @@ static int bs_scan(struct db *db, const struct job_record *root, struct bs_state
 		return -1;
 	sqlite3_bind_int64(st, 1, root->id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int k = sqlite3_column_int(st, 1);
-		const char *state = db_col_text(st, 2), *verdict = db_col_text(st, 3);
+		const char *state = db_col_text(st, 2);
 
 		s->steps++;
 		if (strcmp(state, "done")) {
 			s->pending |= !strcmp(state, "queued") || !strcmp(state, "running");
 			continue;
 		}
-		if (!strcmp(verdict, "pass") && k > s->good)
-			s->good = k;
-		else if (is_bad(verdict) && k < s->bad)
-			s->bad = k;
-		else if (!strcmp(verdict, "pass") || is_bad(verdict))
-			continue;
-		else if (!s->stuck) {
-			s->stuck = true;
-			s->stuck_at = k;
+		if (n < 64) {
+			done[n].id = sqlite3_column_int64(st, 0);
+			done[n].k = sqlite3_column_int(st, 1);
+			snprintf(done[n].verdict, sizeof(done[n].verdict), "%s", db_col_text(st, 3));
+			n++;
 		}
 	}
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : -1;
+	if (rc != SQLITE_DONE)
+		return -1;
+	/* judged after the scan: step_good reads other statements */
+	for (int i = 0; i < n; i++) {
+		int good = step_good(db, root, done[i].id, done[i].verdict);
+
+		if (good > 0 && done[i].k > s->good)
+			s->good = done[i].k;
+		else if (good == 0 && done[i].k < s->bad)
+			s->bad = done[i].k;
+		else if (good < 0 && !s->stuck) {
+			s->stuck = true;
+			s->stuck_at = done[i].k;
+		}
+	}
+	return 0;
 }
 
 /* Subject of the k-th patch (1-based) of an mbox series, if it has one. */
@@ -135,7 +221,7 @@ static void patch_subject(const char *mbox, int k, struct buf *out)
 static int post_result(struct db *db, const struct job_record *root, const struct bs_state *s)
 {
 	struct job_record series = JOB_RECORD_INIT;
-	struct buf text = BUF_INIT, marker = BUF_INIT, subject = BUF_INIT;
+	struct buf text = BUF_INIT, marker = BUF_INIT, subject = BUF_INIT, tests = BUF_INIT;
 	int ret;
 
 	buf_addf(&marker, "bugbridge-bisect: job %lld", (long long)root->id);
@@ -155,6 +241,13 @@ static int post_result(struct db *db, const struct job_record *root, const struc
 	}
 	if (!s->stuck && subject.len)
 		buf_addf(&text, "Patch %d:  %s\n", s->bad, subject.ptr);
+	if (broken_tests(root, &tests)) {
+		/* test names are the suite's own, but bound them anyway */
+		buf_addstr(&text, "Judged on: ");
+		triage_add_clean(&text, tests.ptr, 300);
+		buf_addstr(&text, " (the tests the series broke; failures the unpatched"
+			   " kernel has already are not counted)\n");
+	}
 	buf_addf(&text, "Passes with patches 1-%d, fails with patches 1-%d;"
 		 " %d run(s) beyond the two ends.\n", s->good, s->bad, s->steps);
 	buf_addstr(&text, "\nJob:      ");
@@ -171,6 +264,7 @@ static int post_result(struct db *db, const struct job_record *root, const struc
 	buf_release(&text);
 	buf_release(&marker);
 	buf_release(&subject);
+	buf_release(&tests);
 	return ret;
 }
 
@@ -209,7 +303,7 @@ static int nothing_to_bisect(struct db *db, const struct job_record *j)
 	else if (!strcmp(job_str(j->verdict), "pass"))
 		why = "the whole series passes";
 	else if (!baseline_clean(j))
-		why = "the unpatched baseline fails already, so no prefix can be told good";
+		why = "no test that passes on the unpatched baseline fails with the series";
 	else
 		why = "the series did not get as far as running the suite";
 	buf_addf(&marker, "bugbridge-bisect: job %lld", (long long)j->id);

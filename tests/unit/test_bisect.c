@@ -161,7 +161,7 @@ static void test_nothing_to_bisect(void **state)
 	exec(&db, "INSERT INTO bugs (id) VALUES (9370);"
 		  "INSERT INTO candidates (id, bug_id, source, kind, name, sha256, patch_count)"
 		  " VALUES (1, 9370, 'manual', 'mbox', 's', 'abc', 6);"
-		  /* asked for, but the baseline fails too: no prefix is good */
+		  /* asked for, but the one test fails on the baseline too: no test to judge on */
 		  "INSERT INTO jobs (id, bug_id, candidate_id, kind, with_baseline, state, verdict,"
 		  " change) VALUES (10, 9370, 1, 'bisect', 1, 'done', 'fail', 'FAIL->FAIL');"
 		  "INSERT INTO test_results (job_id, variant, name, status) VALUES"
@@ -170,7 +170,8 @@ static void test_nothing_to_bisect(void **state)
 	assert_int_equal(count(&db, "SELECT COUNT(*) FROM jobs WHERE kind = 'bisect-step'"), 0);
 	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox WHERE marker ="
 			       " 'bugbridge-bisect: job 10' AND payload LIKE"
-			       " '%nothing to bisect: the unpatched baseline fails already%'"), 1);
+			       " '%nothing to bisect: no test that passes on the unpatched baseline fails"
+			       " with the series%'"), 1);
 	db_close(&db);
 	buf_release(&err);
 	config_release((struct config *)cfg);
