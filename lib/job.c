@@ -49,7 +49,9 @@ DB_SQL(sql_job_stage_begin,
        "INSERT INTO job_stages (job_id, attempt, variant, stage, started_at)"
        " VALUES (?, ?, ?, ?, ?)");
 DB_SQL(sql_job_stage_end,
-       "UPDATE job_stages SET finished_at = ?1, status = ?2, detail = ?3 WHERE id = ?4");
+       "UPDATE job_stages SET finished_at = ?1, status = ?2, detail = ifnull(?3, detail)"
+       " WHERE id = ?4");
+DB_SQL(sql_job_stage_note, "UPDATE job_stages SET detail = ?1 WHERE id = ?2");
 DB_SQL(sql_job_unclaim,
        "UPDATE jobs SET state = 'queued', runner = NULL, lease_expires = NULL,"
        " stage = NULL, progress = 'released by ' || ?2"
@@ -276,6 +278,20 @@ int job_stage_begin(const struct job *job, struct db *db, const char *variant,
 	ret = job_progress(job, db, stage, text.ptr);
 	buf_release(&text);
 	return ret;
+}
+
+int job_stage_note(struct db *db, sqlite3_int64 stage_id, const char *detail)
+{
+	sqlite3_stmt *st;
+
+	if (!stage_id)
+		return 0;
+	st = db_stmt(db, sql_job_stage_note);
+	if (!st)
+		return -1;
+	db_bind_text(st, 1, detail);
+	sqlite3_bind_int64(st, 2, stage_id);
+	return db_step_done(db, st);
 }
 
 int job_stage_end(struct db *db, sqlite3_int64 stage_id, const char *status,

@@ -70,7 +70,9 @@ int job_progress(const struct job *job, struct db *db, const char *stage, const 
 /* A stage row: job_stage_begin gives its id, job_stage_end closes it. */
 int job_stage_begin(const struct job *job, struct db *db, const char *variant,
 		    const char *stage, sqlite3_int64 *stage_id);
-/* status: "ok", "failed" or "skipped"; detail may be NULL. */
+/* A detail on a running stage; a later job_stage_end without one keeps it. */
+int job_stage_note(struct db *db, sqlite3_int64 stage_id, const char *detail);
+/* status: "ok", "failed" or "skipped"; detail may be NULL (keeps a note). */
 int job_stage_end(struct db *db, sqlite3_int64 stage_id, const char *status,
 		  const char *detail);
 

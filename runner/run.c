@@ -202,6 +202,13 @@ static int do_build(struct run *r, struct variant *v)
 		goto out;
 	}
 	stage_begin(r, v, "build");
+	if (v->no_seed.len) {
+		struct buf note = BUF_INIT;
+
+		buf_addf(&note, "full build: %s", v->no_seed.ptr);
+		stage_note(r, note.ptr);
+		buf_release(&note);
+	}
 	rc = build_kernel(r, v, &why);
 	if (rc > 0 && !v->npatches)
 		/* The unpatched base must build: if it does not, the fault is ours. */
@@ -372,6 +379,7 @@ static void variant_init(struct run *r, struct variant *v, const char *name, int
 	v->out = buf_detach(&b, NULL);
 	v->logs = r->logs;
 	v->problems = xcalloc(1, sizeof(*v->problems));
+	buf_init(&v->no_seed, 0);
 	reach_init(&v->reach);
 }
 
@@ -381,6 +389,7 @@ static void variant_release(struct variant *v)
 	free(v->tree);
 	free(v->out);
 	buf_release(&v->detail);
+	buf_release(&v->no_seed);
 	buf_release(&v->console);
 	vtests_free(v->tests, v->ntests);
 	logscan_release(v->problems);

@@ -11,6 +11,7 @@
  *   paths.c      where things live: cache dir, kernel-patches dir
  *   sandbox.c    argv prefixes that confine untrusted builds (bwrap/unshare)
  *   tree.c       pristine baseline (extracted once), per-job trees, seeds
+ *   seed.c       what a seed was made from; why no seed fits a job
  *   apply.c      patch series: load from the candidate, dry-run, apply
  *   kconfig.c    tinyconfig + fragments, and the check that they stuck
  *   build.c      make bzImage, first compiler errors
@@ -114,6 +115,7 @@ struct variant {
 	char *logs;			/* <job dir>/logs */
 	int npatches;			/* candidate patches applied (0: baseline) */
 	bool seeded;			/* out/ came from the seed build */
+	struct buf no_seed;		/* else why not (seed_explain), for the build stage */
 	bool kconfig_touched;		/* a candidate patch changed a Kconfig file */
 	/* outcome */
 	const char *verdict;		/* NULL: still going */
@@ -190,6 +192,8 @@ bool stage_interrupted(struct run *r);
 int stage_child(struct run *r, struct child *ch);
 /* End the current stage "ok", begin the next (job_stages + progress); v NULL: patched. */
 int stage_begin(struct run *r, struct variant *v, const char *stage);
+/* A note on the current stage, shown on the job page (kept when it ends ok). */
+int stage_note(struct run *r, const char *detail);
 /* End the current stage (if any): status "ok" or "failed", detail may be NULL. */
 int stage_end(struct run *r, const char *status, const char *detail);
 /* End the variant with a verdict of the patch's making (and its stage, failed). */
@@ -212,6 +216,16 @@ int tree_make(struct run *r, struct variant *v);
 int tree_save_seed(struct run *r, struct variant *v);
 /* Is there a seed of v's kind (gcov or plain)? */
 bool tree_has_seed(struct run *r, const struct variant *v);
+/* ---- seed.c ---- */
+/* The ingredients of this runner's seed key, "what<TAB>value" lines (+ gcov). */
+void seed_parts(struct run *r, bool coverage, struct buf *out);
+/* Keep them beside the seed as <key>.parts, unless there already. */
+int seed_parts_save(struct run *r, bool coverage);
+/* Pure: the ingredients in which two parts texts differ ("; "-joined); how many. */
+int seed_parts_diff(const char *ours, const char *theirs, struct buf *out);
+/* Why no seed build fits this runner's key (for the log and the job page). */
+void seed_explain(struct run *r, struct buf *why);
+
 /* Files touched only by the harness get the baseline's mtime (see tree.c). */
 int tree_settle_harness(struct run *r, struct variant *v, char **touched, int ntouched,
 			char **cand_touched, int ncand);

@@ -80,6 +80,11 @@ int stage_begin(struct run *r, struct variant *v, const char *stage)
 	return job_stage_begin(r->job, r->db, r->stage_variant, stage, &r->stage_id);
 }
 
+int stage_note(struct run *r, const char *detail)
+{
+	return job_stage_note(r->db, r->stage_id, detail);
+}
+
 int stage_end(struct run *r, const char *status, const char *detail)
 {
 	int ret = job_stage_end(r->db, r->stage_id, status, detail);

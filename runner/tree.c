@@ -218,9 +218,16 @@ int tree_make(struct run *r, struct variant *v)
 		}
 		log_info("runner: %s: out/ seeded from %s", v->name, seed.ptr);
 		v->seeded = true;
-	} else if (mkdir(v->out, 0755)) {
-		buf_addf(&r->infra, "cannot create '%s': %s", v->out, strerror(errno));
-		goto out;
+		/* what it was made from, for a later runner that finds none */
+		seed_parts_save(r, v->coverage && tree_has_seed(r, v));
+	} else {
+		seed_explain(r, &v->no_seed);
+		log_info("runner: %s: no seed build to start from, so the kernel is built"
+			 " in full: %s", v->name, v->no_seed.ptr);
+		if (mkdir(v->out, 0755)) {
+			buf_addf(&r->infra, "cannot create '%s': %s", v->out, strerror(errno));
+			goto out;
+		}
 	}
 	if (sandbox_give(v->out)) {
 		buf_addf(&r->infra, "cannot give '%s' to the build user", v->out);
@@ -256,6 +263,7 @@ int tree_save_seed(struct run *r, struct variant *v)
 		goto out;
 	}
 	log_info("runner: kept %s as the seed build for later jobs", seed.ptr);
+	seed_parts_save(r, v->coverage);
 	ret = 0;
 out:
 	remove_tree(tmp.ptr);

@@ -291,9 +291,31 @@ static void test_console_head_and_tail(void **state)
 	console_release(&c);
 }
 
+/* Why no seed fits: the ingredients that differ, each named once. */
+static void test_seed_parts_diff(void **state)
+{
+	const char *seed = "base\tlinux-source-6.1\nkernel version\t6.1.158\n"
+			   "[runner] config_variant\tbase 1111\nharness 0001-a.patch\taaaa\n"
+			   "harness 0002-b.patch\tbbbb\n";
+	const char *ours = "base\tlinux-source-6.1\nkernel version\t6.1.158\n"
+			   "[runner] config_variant\tkasan 2222\nharness 0001-a.patch\taaaa\n"
+			   "harness 0003-c.patch\tcccc\n";
+	struct buf out = BUF_INIT;
+
+	(void)state;
+	assert_int_equal(seed_parts_diff(seed, seed, &out), 0);
+	assert_string_equal(out.ptr, "");
+	assert_int_equal(seed_parts_diff(ours, seed, &out), 3);
+	assert_string_equal(out.ptr, "[runner] config_variant (kasan 2222 here, base 1111 in the"
+			    " seed); harness 0003-c.patch (not in the seed);"
+			    " harness 0002-b.patch (only in the seed)");
+	buf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_seed_parts_diff),
 		cmocka_unit_test(test_ktap),
 		cmocka_unit_test(test_ktap_garbage),
 		cmocka_unit_test(test_logscan),
