@@ -151,9 +151,14 @@ const struct config_key config_keys[] = {
 	{ "runner", "max_console", CONF_INT, "16777216", NULL, 0,
 	  "bytes of guest console kept; the rest is dropped" },
 	{ "runner", "sandbox", CONF_ENUM, "auto", "auto|bwrap|unshare|none", 0,
-	  "how untrusted builds are confined (no network, unprivileged)" },
+	  "how apply, builds and QEMU are confined: bwrap (auto: when it works); unshare"
+	  " (no network only) and none need unconfined = true" },
+	{ "runner", "unconfined", CONF_BOOL, "false", NULL, 0,
+	  "run untrusted patches and kernels even without a working bwrap (otherwise such"
+	  " jobs end in infra-error saying why)" },
 	{ "runner", "build_user", CONF_STR, "nobody", NULL, 0,
-	  "unprivileged user builds run as when the runner is root" },
+	  "unprivileged user (name, or a uid of its own) that apply, builds and QEMU run as"
+	  " when the runner is root" },
 
 	{ "lava", "url", CONF_STR, "", NULL, 0,
 	  "the LAVA server (the part before /api/v0.2), for [runner] backend = lava" },

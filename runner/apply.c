@@ -334,16 +334,30 @@ static int run_patch(const struct variant *v, const struct patch_item *p, bool d
 		     const char *log_path, struct buf *out)
 {
 	const char *argv[] = { "patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
-			       "-i", p->path, dry ? "--dry-run" : NULL, NULL };
+			       "-i", "/bb/patch", dry ? "--dry-run" : NULL, NULL };
+	struct sandbox sb = { .tree_rw = v->tree, .cpu = 120, .flags = SB_DROP };
+	struct sandbox_cmd cmd;
 	struct child ch = CHILD_INIT;
+	int rc;
 
 	buf_reset(out);
-	ch.argv = argv;
-	ch.cwd = v->tree;
+	sb.binds[0].host = p->path;
+	sb.binds[0].inside = "/bb/patch";
+	sandbox_wrap(&sb, argv, &cmd);
+	if (strcmp(sandbox_mode(), "bwrap"))	/* unconfined: no /bb/patch */
+		for (int i = 0; i < cmd.argc; i++)
+			if (!strcmp(cmd.argv[i], "/bb/patch")) {
+				free(cmd.argv[i]);
+				cmd.argv[i] = xstrdup(p->path);
+			}
+	ch.argv = (const char *const *)cmd.argv;
+	ch.cwd = cmd.cwd;
 	ch.capture = out;
 	ch.clean_env = true;
 	ch.timeout = 120;
-	if (stage_child(v->run, &ch))
+	rc = stage_child(v->run, &ch);
+	sandbox_cmd_release(&cmd);
+	if (rc)
 		return -1;
 	if (log_path) {
 		struct buf text = BUF_INIT;

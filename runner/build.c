@@ -2,7 +2,8 @@
  * build: `make bzImage` of a job's tree, and the guest suite binary.
  *
  * The kernel build runs in the sandbox with ccache (its directory in the
- * cache dir, owned by the build user); the log is kept per variant.  When
+ * cache dir, owned by the build user, writable only to builds without
+ * candidate patches); the log is kept per variant.  When
  * make fails, the first compiler error lines become the build-failed
  * verdict's detail.
  *
@@ -70,7 +71,8 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 	const char *argv[] = { "make", NULL, "O=out", "ARCH=x86_64", "CC=ccache gcc",
 			       "KBUILD_BUILD_TIMESTAMP=bugbridge", "KBUILD_BUILD_USER=bugbridge",
 			       "KBUILD_BUILD_HOST=runner", "bzImage", NULL };
-	const char *env[] = { NULL, "CCACHE_NOHASHDIR=1", "CCACHE_COMPILERCHECK=content", NULL };
+	const char *env[] = { NULL, "CCACHE_NOHASHDIR=1", "CCACHE_COMPILERCHECK=content",
+			      "CCACHE_TEMPDIR=/tmp", NULL, NULL };
 	int rc, ret = -1;
 
 	buf_addf(&log_path, "%s/%s-build.log", v->logs, v->name);
@@ -81,6 +83,14 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 		goto out;
 	}
 	sb.ccache = cc_dir.ptr;
+	/*
+	 * Only builds of trusted trees (the base and harness: seeds, baselines)
+	 * fill the ccache; a patched build reads it and cannot plant objects.
+	 */
+	sb.ccache_rw = v->npatches == 0;
+	if (!sb.ccache_rw)
+		env[4] = "CCACHE_READONLY=1";
+	sb.cpu = cfg_int("runner.build_timeout");
 	sandbox_wrap(&sb, argv, &cmd);
 	buf_addf(&env_cc, "CCACHE_DIR=%s", cmd.ccache_dir);
 	env[0] = env_cc.ptr;

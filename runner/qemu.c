@@ -7,6 +7,13 @@
  * a wall-clock watchdog.
  * -no-reboot with panic=-1 makes a panicking guest end the run at once.
  *
+ * The guest is the patch author's kernel, so QEMU gets -nodefaults and
+ * -nic none (no network device of any kind: nothing to reach the host's
+ * loopback or beyond with), only the scenario's devices, its own seccomp
+ * filter (-sandbox: no exec, no privilege or resource changes), and runs
+ * in the build's sandbox as the build user (sandbox.c), seeing only the
+ * kernel, the initramfs and the disk images.  The console is the way out.
+ *
  * The accelerator: /dev/kvm existing proves nothing (on nested setups a 6.1
  * guest dies in early FPU init, see KERNEL-NOTES), so `accel = auto` boots
  * the job's own kernel once under KVM with a probe initramfs whose /init
@@ -33,16 +40,21 @@ static void base_argv(struct buf *append, const char *accel, const char *kernel,
 		      const char *initrd, const char ***argv, int *argc)
 {
 	static const char *fixed[] = { "qemu-system-x86_64", "-accel", NULL, "-m", "512",
-				       "-smp", "1", "-nographic", "-no-reboot", "-kernel", NULL,
-				       "-initrd", NULL, "-append", NULL };
+				       "-smp", "1", "-no-reboot", "-kernel", NULL,
+				       "-initrd", NULL, "-append", NULL,
+				       /* the scenario's devices and nothing else */
+				       "-nodefaults", "-nic", "none", "-display", "none",
+				       "-serial", "stdio", "-monitor", "none", "-sandbox",
+				       "on,obsolete=deny,elevateprivileges=deny,spawn=deny,"
+				       "resourcecontrol=deny" };
 	int n = sizeof(fixed) / sizeof(*fixed);
 
 	*argv = xcalloc(n + 1, sizeof(**argv));
 	memcpy(*argv, fixed, sizeof(fixed));
 	(*argv)[2] = accel;
-	(*argv)[10] = kernel;
-	(*argv)[12] = initrd;
-	(*argv)[14] = append->ptr;
+	(*argv)[9] = kernel;
+	(*argv)[11] = initrd;
+	(*argv)[13] = append->ptr;
 	*argc = n;
 }
 
@@ -51,6 +63,45 @@ static void push(const char ***argv, int *argc, const char *arg)
 	*argv = xrealloc(*argv, (*argc + 2) * sizeof(**argv));
 	(*argv)[(*argc)++] = arg;
 	(*argv)[*argc] = NULL;
+}
+
+/* Where QEMU sees its files in the sandbox (the host's paths outside it). */
+#define QEMU_KERNEL "/bb/bzImage"
+#define QEMU_INITRD "/bb/initramfs.cpio"
+#define QEMU_IMAGES "/bb/images"
+
+static const char *inside(const char *fixed, const char *host)
+{
+	return strcmp(sandbox_mode(), "bwrap") ? host : fixed;
+}
+
+/*
+ * QEMU runs the patch's kernel: it is confined like a build (sandbox.c),
+ * seeing the kernel and initramfs read-only and the disk images dir
+ * read-write, as the build user, without network; *cmd is what to run.
+ */
+static void wrap_qemu(struct run *r, const char *const *argv, const char *kernel,
+		      const char *initrd, const char *images, bool kvm, int cpu,
+		      struct sandbox_cmd *cmd)
+{
+	struct sandbox sb = { .cpu = cpu, .flags = SB_DROP | SB_QEMU | (kvm ? SB_KVM : 0) };
+	struct buf d = BUF_INIT;
+
+	sb.binds[0].host = kernel;
+	sb.binds[0].inside = QEMU_KERNEL;
+	sb.binds[1].host = initrd;
+	sb.binds[1].inside = QEMU_INITRD;
+	if (images) {
+		sb.binds[2].host = images;
+		sb.binds[2].inside = QEMU_IMAGES;
+		sb.binds[2].rw = true;
+	}
+	sandbox_wrap(&sb, argv, cmd);
+	for (int i = 0; i < cmd->argc; i++)
+		buf_addf(&d, "%s%s", i ? " " : "", cmd->argv[i]);
+	log_info("runner: qemu: %s", d.ptr);
+	buf_release(&d);
+	(void)r;
 }
 
 struct probe_watch {
@@ -84,6 +135,7 @@ static bool probe_kvm(struct run *r, const char *kernel)
 		  "/bin/busybox poweroff -f\n", 0, 0 },
 	};
 	struct child ch = CHILD_INIT;
+	struct sandbox_cmd cmd = { 0 };
 	const char **argv = NULL;
 	int argc;
 	bool ok = false;
@@ -94,11 +146,14 @@ static bool probe_kvm(struct run *r, const char *kernel)
 	if (cpio_write(initrd.ptr, entries, sizeof(entries) / sizeof(*entries)))
 		goto out;
 	buf_addstr(&append, "console=ttyS0 panic=-1 oops=panic loglevel=4");
-	base_argv(&append, "kvm", kernel, initrd.ptr, &argv, &argc);
+	base_argv(&append, "kvm", inside(QEMU_KERNEL, kernel), inside(QEMU_INITRD, initrd.ptr),
+		  &argv, &argc);
+	wrap_qemu(r, argv, kernel, initrd.ptr, NULL, true, 120, &cmd);
 	buf_init(&console, 1 << 20);
 	watch.console = &console;
 	watch.cancel = &r->cancel;
-	ch.argv = argv;
+	ch.argv = (const char *const *)cmd.argv;
+	ch.clean_env = true;
 	ch.capture = &console;
 	ch.timeout = 60;
 	ch.cancel = &watch.stop;
@@ -112,6 +167,7 @@ static bool probe_kvm(struct run *r, const char *kernel)
 			 why ? ": " : "", why ? 60 : 0, why ? why : "");
 	}
 out:
+	sandbox_cmd_release(&cmd);
 	free(argv);
 	buf_release(&initrd);
 	buf_release(&append);
@@ -206,6 +262,7 @@ int qemu_boot(struct run *r, struct boot *b, struct buf *console)
 	struct buf append = BUF_INIT, err = BUF_INIT, only = BUF_INIT;
 	struct buf *args = NULL;
 	const char **argv = NULL;
+	struct sandbox_cmd cmd = { 0 };
 	struct child ch = CHILD_INIT;
 	struct console cons;
 	int argc, ret = -1, limit = cfg_int("runner.boot_timeout");
@@ -221,16 +278,24 @@ int qemu_boot(struct run *r, struct boot *b, struct buf *console)
 		buf_addf(&r->infra, "cannot make the disk images: %s", err.ptr);
 		goto out;
 	}
-	base_argv(&append, r->accel, b->kernel, b->initrd, &argv, &argc);
+	base_argv(&append, r->accel, inside(QEMU_KERNEL, b->kernel),
+		  inside(QEMU_INITRD, b->initrd), &argv, &argc);
 	args = xcalloc(sb->nqemu + 1, sizeof(*args));
 	for (int i = 0; i < sb->nqemu; i++) {
 		buf_init(&args[i], 0);
-		scenario_subst(sb, sb->qemu[i], b->images_dir, &args[i]);
+		scenario_subst(sb, sb->qemu[i], inside(QEMU_IMAGES, b->images_dir), &args[i]);
 		push(&argv, &argc, args[i].ptr);
 	}
 	if (sb->timeout && sb->timeout < limit)
 		limit = sb->timeout;
-	ch.argv = argv;
+	if (sandbox_give(b->images_dir)) {
+		buf_addf(&r->infra, "cannot give '%s' to the build user", b->images_dir);
+		goto out;
+	}
+	wrap_qemu(r, argv, b->kernel, b->initrd, b->images_dir, !strcmp(r->accel, "kvm"),
+		  limit + 60, &cmd);
+	ch.argv = (const char *const *)cmd.argv;
+	ch.clean_env = true;
 	ch.output = console_add;
 	ch.output_arg = &cons;
 	ch.timeout = limit;
@@ -251,6 +316,7 @@ int qemu_boot(struct run *r, struct boot *b, struct buf *console)
 	if (!ret && b->console_path && write_console_log(r, b, console, limit))
 		ret = -1;
 out:
+	sandbox_cmd_release(&cmd);
 	for (int i = 0; args && i < sb->nqemu; i++)
 		buf_release(&args[i]);
 	free(args);

@@ -107,6 +107,8 @@ static int prepare(struct run *r)
 	struct buf path = BUF_INIT, err = BUF_INIT;
 	int ret = -1;
 
+	if (sandbox_check(&r->infra))
+		goto out;
 	if (tree_base_ensure(r) || build_suite(r) || apply_load_candidate(r))
 		goto out;
 	buf_addf(&path, "%s/harness", r->patches_dir);

@@ -9,7 +9,7 @@
  *                alive and a cancel seen (every stage's child goes through it)
  *   boot.c       the boot and test stages: suite boots, flake re-runs
  *   paths.c      where things live: cache dir, kernel-patches dir
- *   sandbox.c    argv prefixes that confine untrusted builds (bwrap/unshare)
+ *   sandbox.c    argv prefixes that confine apply, builds, gcov and QEMU (bwrap)
  *   tree.c       pristine baseline (extracted once), per-job trees, seeds
  *   seed.c       what a seed was made from; why no seed fits a job
  *   apply.c      patch series: load from the candidate, dry-run, apply
@@ -63,25 +63,41 @@ void hash_file(struct sha256 *ctx, const char *path);
 /* ---- sandbox.c ---- */
 enum sandbox_flags {
 	SB_DROP = 1,		/* run as the build user when we are root */
+	SB_QEMU = 2,		/* QEMU's address-space limit, not a compiler's */
+	SB_KVM = 4,		/* /dev/kvm inside, and the kvm group */
 };
+#define SB_MAX_BINDS 4
 struct sandbox {
-	const char *mode;	/* "bwrap", "unshare", "none" (auto resolved) */
-	const char *tree;	/* host path mounted read-only (SB: /bb/src) */
+	const char *tree;	/* host path mounted read-only at /bb/src */
 	const char *tree_rw;	/* or read-write */
-	const char *out;	/* host path mounted read-write at tree/out */
-	const char *ccache;	/* host path mounted read-write (/bb/ccache) */
+	const char *out;	/* host path mounted read-write at /bb/src/out */
+	const char *ccache;	/* host path mounted at /bb/ccache, read-only unless */
+	bool ccache_rw;		/* ... this (builds of trusted trees only) */
 	bool in_out;		/* start in out/ rather than the tree */
+	int cpu;		/* CPU seconds per process (0: an hour) */
+	struct {
+		const char *host, *inside;	/* inside NULL: the same path */
+		bool rw;
+	} binds[SB_MAX_BINDS];
 	int flags;
 };
-/* Resolve [runner] sandbox=auto once; returns "bwrap", "unshare" or "none". */
+/*
+ * Resolve [runner] sandbox once: "bwrap" when bwrap works as we use it,
+ * else "unshare" or "none" (which confine nothing that matters).
+ */
 const char *sandbox_mode(void);
+/*
+ * 0 when untrusted code may run: bwrap works, or [runner] unconfined is set
+ * (logged).  Else -1 with the reason appended to why (an infra-error).
+ */
+int sandbox_check(struct buf *why);
 /* The build user's uid/gid when we are root; -1 when no drop applies. */
 int sandbox_build_ids(uid_t *uid, gid_t *gid);
 /*
- * Wrap argv for the sandbox.  *argv_out is a NULL-terminated vector in
- * storage (free with sandbox_argv_free); *cwd_out the directory to start in
- * (inside the sandbox it is fixed, so kbuild sees the same paths in every
- * job); ccache_env gets the CCACHE_DIR value to use.
+ * Wrap argv for the sandbox.  cmd->argv is a NULL-terminated vector in
+ * storage (free with sandbox_cmd_release); cmd->cwd the directory to start
+ * in on the host (NULL under bwrap, which sets it); cmd->ccache_dir the
+ * CCACHE_DIR value to use.  Run it with child.h's clean_env.
  */
 struct sandbox_cmd {
 	char **argv;
@@ -93,6 +109,8 @@ int sandbox_wrap(const struct sandbox *sb, const char *const *argv, struct sandb
 void sandbox_cmd_release(struct sandbox_cmd *cmd);
 /* chown -R path to the build user (no-op unless we are root and drop). */
 int sandbox_give(const char *path);
+/* The same for path's directories only (a job tree: its files are the base's). */
+int sandbox_give_dirs(const char *path);
 
 /* ---- the job in progress ---- */
 struct run;

@@ -10,7 +10,11 @@
  * A job's tree is a hard-link farm of the baseline (`cp -al`: seconds, no
  * extra space).  GNU patch writes a patched file as a new file and renames
  * it over the old name, so a patch breaks the link and never changes the
- * baseline (tests/t3010 checks this); the build only writes to out/.
+ * baseline (tests/t3010 checks this); the build only writes to out/.  The
+ * base's files stay root's (read-only to the build user, who owns only the
+ * job tree's directories, so that patch can rename in them), and the base,
+ * the seeds and the ccache are never mounted writable in a patched job's
+ * sandbox: the base and seeds not at all, the ccache read-only.
  *
  * A job's out/ starts as a copy of the seed (`cp -a`, keeping mtimes), so
  * make rebuilds only what the job's patches touch.  The harness is applied
@@ -207,6 +211,11 @@ int tree_make(struct run *r, struct variant *v)
 		goto out;
 	if (run_quiet(r, cp_al, NULL, NULL, NULL)) {
 		buf_addf(&r->infra, "cannot make the tree '%s'", v->tree);
+		goto out;
+	}
+	/* patch runs as the build user: it needs the directories, never the base's files */
+	if (sandbox_give_dirs(v->tree)) {
+		buf_addf(&r->infra, "cannot give the directories of '%s' to the build user", v->tree);
 		goto out;
 	}
 	seed_path(r, v, false, &seed);

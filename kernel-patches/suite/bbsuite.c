@@ -49,6 +49,7 @@ static int t_kernel_log_clean(void);
  * before the ones that produce many (the block layer ratelimits its error
  * lines), sd-stress and kernel-log-clean come last. */
 static const struct test tests[] = {
+	{ "guest-no-network", t_guest_no_network },
 	{ "sd-read-verify", t_sd_read_verify },
 	{ "sd-medium-error", t_sd_medium_error },
 	{ "sd-recovered-error", t_sd_recovered_error },

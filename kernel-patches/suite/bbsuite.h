@@ -16,6 +16,7 @@
  *   t_sd.c        sd-* tests (scsi_debug and QEMU scsi-hd behind blkdebug)
  *   t_sr.c        sr-* tests (QEMU scsi-cd behind blkdebug)
  *   t_lying.c     lying-device-* tests (the scsi_bbtest harness driver)
+ *   t_guest.c     guest-no-network (QEMU gave the guest no NIC)
  *   bbgcov.c      after the suite, the kernel's gcov data for drivers/scsi
  *
  * Test contract: a test function returns 0 (ok) or -1 (not ok) after calling
@@ -179,5 +180,6 @@ int t_lying_retries(void);
 int t_lying_failfast_readahead(void);
 int t_lying_sr_valid_inside(void);
 int t_lying_sr_end_trim(void);
+int t_guest_no_network(void);
 
 #endif
