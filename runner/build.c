@@ -52,12 +52,13 @@ void build_first_errors(const char *log, struct buf *out, int max_lines)
 	}
 }
 
-static int ccache_dir(struct run *r, struct buf *out)
+/* The ccache dir; the build user's when it is to be written (rw). */
+static int ccache_dir(struct run *r, bool rw, struct buf *out)
 {
 	buf_addf(out, "%s/ccache", r->cache);
 	if (mkdir_p(out->ptr, 0755))
 		return -1;
-	return sandbox_give(out->ptr);
+	return rw ? sandbox_give(out->ptr) : 0;
 }
 
 int build_kernel(struct run *r, struct variant *v, struct buf *why)
@@ -78,16 +79,16 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 	buf_addf(&log_path, "%s/%s-build.log", v->logs, v->name);
 	buf_addf(&jobs, "-j%ld", ncpu > 0 ? ncpu : 1);
 	argv[1] = jobs.ptr;
-	if (ccache_dir(r, &cc_dir)) {
-		buf_addstr(&r->infra, "cannot prepare the ccache dir");
-		goto out;
-	}
-	sb.ccache = cc_dir.ptr;
 	/*
 	 * Only builds of trusted trees (the base and harness: seeds, baselines)
 	 * fill the ccache; a patched build reads it and cannot plant objects.
 	 */
 	sb.ccache_rw = v->npatches == 0;
+	if (ccache_dir(r, sb.ccache_rw, &cc_dir)) {
+		buf_addstr(&r->infra, "cannot prepare the ccache dir");
+		goto out;
+	}
+	sb.ccache = cc_dir.ptr;
 	if (!sb.ccache_rw)
 		env[4] = "CCACHE_READONLY=1";
 	sb.cpu = cfg_int("runner.build_timeout");

@@ -283,7 +283,14 @@ const char *sandbox_mode(void)
 int sandbox_check(struct buf *why)
 {
 	static bool warned;
+	uid_t uid;
+	gid_t gid;
 
+	if (!geteuid() && sandbox_build_ids(&uid, &gid)) {
+		buf_addf(why, "[runner] build_user '%s' is no unprivileged user: untrusted code"
+			 " never runs as root", cfg_str("runner.build_user"));
+		return -1;
+	}
 	if (!strcmp(sandbox_mode(), "bwrap"))
 		return 0;
 	if (cfg_bool("runner.unconfined")) {
