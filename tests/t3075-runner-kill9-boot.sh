@@ -17,16 +17,30 @@ id=$(bb job add --bug 9370 --none 2>/dev/null)
 pid=$!
 wait_stage $id boot
 jobdir=$(dirname "$(job_field $id log_dir)")
+# The job's QEMU runs in a sandbox (bwrap) whose bind mounts name the job
+# dir: the QEMU processes below such a bwrap.
+job_qemu() {
+	_todo=$(pgrep -f "[b]wrap .*$jobdir/.* qemu-system-x86_64 ")
+	while [ -n "$_todo" ]; do
+		_next=""
+		for _p in $_todo; do
+			pgrep -P $_p -f "^qemu-system-x86_64 "
+			_next="$_next $(pgrep -P $_p)"
+		done
+		_todo=$(echo $_next)
+	done
+}
 # QEMU is started a moment after the stage is recorded
 i=0
-while [ $i -lt 100 ] && ! pgrep -f "[q]emu-system-x86_64.*$jobdir" >/dev/null; do
+while [ $i -lt 100 ] && [ -z "$(job_qemu)" ]; do
 	sleep 0.2; i=$((i + 1))
 done
-check "its guest is running" pgrep -f "[q]emu-system-x86_64.*$jobdir"
+qemu=$(job_qemu | head -1)
+check "its guest is running" test -n "$qemu"
 kill -9 $pid
 wait $pid 2>/dev/null
 sleep 1
-check "QEMU died with the runner" sh -c "! pgrep -f '[q]emu-system-x86_64.*$jobdir'"
+check "QEMU died with the runner" sh -c "! kill -0 ${qemu:-0} 2>/dev/null && [ -z \"\$(pgrep -f '[b]wrap .*$jobdir/')\" ]"
 is "after kill -9 the job still looks running" "$(job_field $id state)" "running"
 
 while [ "$(sql "SELECT lease_expires < strftime('%s', 'now') FROM jobs WHERE id = $id")" != 1 ]; do
