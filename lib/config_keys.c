@@ -136,6 +136,9 @@ const struct config_key config_keys[] = {
 	  " its changed lines (a pass that did not is \"pass (not reached)\")" },
 	{ "runner", "flake_retries", CONF_INT, "2", NULL, 0,
 	  "extra runs of a failing test before it counts as failed" },
+	{ "runner", "baseline_max_age", CONF_INT, "604800", NULL, 0,
+	  "seconds the base's results are reused by later jobs on the same base, config and"
+	  " suite before it runs again (0: every job with a baseline runs it)" },
 	{ "runner", "kernel_source", CONF_STR, "/usr/src/linux-source-6.1.tar.xz", NULL, 0,
 	  "kernel source tarball (Debian's linux-source-6.1)" },
 	{ "runner", "base", CONF_STR, "linux-source-6.1", NULL, 0,

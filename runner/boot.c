@@ -2,9 +2,11 @@
  * boot: the boot and test stages of a variant.  Each scenario boot runs
  * once with the whole suite; its console gives the KTAP results and the
  * kernel problems (signatures).  A panic or a hang ends the variant with
- * that verdict, naming the tests that never reported.  Then each failing
- * test is booted again alone (bbsuite.only=NAME) flake_retries times, and
- * its runs and failures decide pass, fail or flaky.  run.c calls these;
+ * that verdict, naming the tests that never reported.  Each failing test
+ * runs flake_retries times more: in the same boot, after the suite, while
+ * the kernel is sane (bbsuite.rerun=N; the guest prints "# rerun" lines),
+ * else booted again alone (bbsuite.only=NAME); its runs and failures decide
+ * pass, fail or flaky.  run.c calls these;
  * the stage rows and the verdict of a crash go through stage.c.
  */
 #include "runner.h"
@@ -161,17 +163,32 @@ out:
 	return ret;
 }
 
+/* sb with "bbsuite.rerun=N" on its command line (the guest re-runs in the boot). */
+static void with_reruns(const struct scenario_boot *sb, struct scenario_boot *out,
+			struct buf *token)
+{
+	*out = *sb;
+	buf_addf(token, "bbsuite.rerun=%d", (int)cfg_int("runner.flake_retries"));
+	out->cmdline = xmalloc((sb->ncmdline + 1) * sizeof(*out->cmdline));
+	for (int i = 0; i < sb->ncmdline; i++)
+		out->cmdline[i] = sb->cmdline[i];
+	out->cmdline[out->ncmdline++] = token->ptr;
+}
+
 int boot_suite(struct run *r, struct variant *v)
 {
 	stage_begin(r, v, "boot");
 	for (int i = 0; i < r->scenario->nboots; i++) {
-		const struct scenario_boot *sb = &r->scenario->boots[i];
+		struct scenario_boot sb;
 		struct ktap_result k = { 0 };
-		struct buf console = BUF_INIT;
+		struct buf console = BUF_INIT, token = BUF_INIT;
 		unsigned long long cut = 0;
-		int rc = boot_once(r, v, sb, NULL, 0, &k, &console, &cut);
-		const char *missing = cut ? CUT : CRASHED;
+		int rc;
+		const char *missing;
 
+		with_reruns(&r->scenario->boots[i], &sb, &token);
+		rc = boot_once(r, v, &sb, NULL, 0, &k, &console, &cut);
+		missing = cut ? CUT : CRASHED;
 		if (!rc && v->coverage)
 			coverage_collect(r, v, &console);
 		if (!rc) {
@@ -179,15 +196,18 @@ int boot_suite(struct run *r, struct variant *v)
 				stage_fail(v, "fail", cut ? "the guest flooded its console and its"
 					      " KTAP results were in the part cut ([runner] max_console)"
 					      : "the guest suite printed no KTAP results");
-				collect_tests(v, sb, &k, missing);
+				collect_tests(v, &sb, &k, missing);
 			} else {
-				collect_tests(v, sb, &k, k.planned > k.ntests ? missing : NULL);
+				collect_tests(v, &sb, &k, k.planned > k.ntests ? missing : NULL);
+				vtests_add_guest_reruns(v->tests, v->ntests, console.ptr);
 			}
 		}
 		if (!rc && i == 0)
 			stage_begin(r, v, "test");
 		ktap_release(&k);
 		buf_release(&console);
+		buf_release(&token);
+		free(sb.cmdline);
 		if (rc)
 			return -1;
 	}
@@ -208,7 +228,11 @@ static bool whole_boot(const char *name)
 	return false;
 }
 
-/* Re-run each failing test alone, flake_retries times. */
+/*
+ * Re-run each failing test alone in fresh boots, up to flake_retries runs
+ * beyond its first: the ones the guest could not do in its own boot (the
+ * kernel was no longer sane).
+ */
 int boot_reruns(struct run *r, struct variant *v)
 {
 	int retries = cfg_int("runner.flake_retries");
@@ -216,12 +240,12 @@ int boot_reruns(struct run *r, struct variant *v)
 	for (int i = 0; i < v->ntests; i++) {
 		struct vtest *t = &v->tests[i];
 		const struct scenario_boot *sb;
-		if (strcmp(t->status, "fail") || whole_boot(t->name))
+		if (strcmp(t->status, "fail") || whole_boot(t->name) || t->runs > retries)
 			continue;
 		sb = scenario_boot_for(r->scenario, t->name);
 		if (!sb)
 			continue;
-		for (int n = 1; n <= retries; n++) {
+		for (int n = t->runs; n <= retries; n++) {
 			struct ktap_result k = { 0 };
 			struct buf console = BUF_INIT, prog = BUF_INIT;
 			bool failed = true;

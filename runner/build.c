@@ -3,7 +3,8 @@
  *
  * The kernel build runs in the sandbox with ccache (its directory in the
  * cache dir, owned by the build user, writable only to builds without
- * candidate patches); the log is kept per variant.  When
+ * candidate patches); the log is kept per variant, and read while make
+ * runs for the job's progress line (progress.c).  When
  * make fails, the first compiler error lines become the build-failed
  * verdict's detail.
  *
@@ -68,6 +69,7 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 	struct sandbox sb = { .tree = v->tree, .out = v->out, .flags = SB_DROP };
 	struct sandbox_cmd cmd = { 0 };
 	struct child ch = CHILD_INIT;
+	struct build_progress progress;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	const char *argv[] = { "make", NULL, "O=out", "ARCH=x86_64", "CC=ccache gcc",
 			       "KBUILD_BUILD_TIMESTAMP=bugbridge", "KBUILD_BUILD_USER=bugbridge",
@@ -101,7 +103,10 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 	ch.clean_env = true;
 	ch.log_path = log_path.ptr;
 	ch.timeout = cfg_int("runner.build_timeout");
+	progress_start(r, &progress, v, log_path.ptr);
 	rc = stage_child(r, &ch);
+	progress_stop(r, &progress);
+	v->build_objects = progress.done;
 	if (joblog_child(r, &ch))
 		goto out;
 	if (rc) {
@@ -127,6 +132,7 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 		goto out;
 	}
 	log_info("runner: %s: built in %.1f s", v->name, ch.seconds);
+	v->build_seconds = ch.seconds;
 	ret = 0;
 out:
 	sandbox_cmd_release(&cmd);

@@ -3,6 +3,7 @@
  *
  *   --job ID   claim exactly that job, run it, exit
  *   --once     claim the next queued job (if any), run it, exit
+ *   --warm     no job: build the seed a job would build first (warm.c), exit
  *   (neither)  claim, run, repeat; when the queue is empty, sleep until a
  *              job is queued (wake.h)
  *
@@ -41,6 +42,8 @@ int runner_main(struct db *db, const struct runner_opts *opts,
 	int lease = cfg_int("runner.lease"), max = cfg_int("runner.max_attempts");
 	int ret = 0;
 
+	if (opts->warm)
+		return run_warm(db, stop);
 	runner_name(&name);
 	wake_open(&wake, db->path, WAKE_JOBS);
 	while (!*stop) {

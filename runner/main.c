@@ -15,7 +15,7 @@
 #include <string.h>
 
 static const char usage[] =
-	"usage: bugbridge-runner [--config FILE] [--once | --job ID] [-v|-q]\n"
+	"usage: bugbridge-runner [--config FILE] [--once | --job ID | --warm] [-v|-q]\n"
 	"\n"
 	"Claims queued kernel test jobs, builds the patched kernel, boots it in\n"
 	"QEMU, runs the guest suite and records the verdict.  Exits 0 whatever\n"
@@ -24,6 +24,8 @@ static const char usage[] =
 	"  -c, --config FILE  configuration file\n"
 	"      --once         run the next queued job, then exit\n"
 	"      --job ID       run exactly job ID, then exit\n"
+	"      --warm         build the base's seed now (saying how long it will take),\n"
+	"                     so that the first job builds incrementally; then exit\n"
 	"  -v, --verbose      log more;  -q, --quiet: errors only\n"
 	"  -h, --help         show this help\n"
 	"  -V, --version      show the version\n";
@@ -53,6 +55,7 @@ int main(int argc, char **argv)
 		APP_LONGOPTS,
 		{ "once", no_argument, NULL, 'o' },
 		{ "job", required_argument, NULL, 'j' },
+		{ "warm", no_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct app_opts opts = { 0 };
@@ -65,6 +68,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, APP_SHORTOPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': ropts.once = true; break;
+		case 'w': ropts.warm = true; break;
 		case 'j':
 			errno = 0;
 			ropts.job_id = strtoll(optarg, &end, 10);
@@ -76,8 +80,8 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		app_usage_error("bugbridge-runner", "unexpected argument");
-	if (ropts.once && ropts.job_id)
-		app_usage_error("bugbridge-runner", "--once and --job exclude each other");
+	if (ropts.once + !!ropts.job_id + ropts.warm > 1)
+		app_usage_error("bugbridge-runner", "--once, --job and --warm exclude each other");
 	ret = app_start("bugbridge-runner", &opts, &db, false);
 	if (ret)
 		return ret;

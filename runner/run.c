@@ -3,25 +3,31 @@
  *
  *   prepare   baseline tree (extracted once), suite binary, the candidate's
  *             patches, the harness series, the scenario file
- *   per variant (the patched one first, then the baseline when the job asks
- *   for one and the patched run reached the suite):
- *     apply      candidate patches (dry run first), then the harness
- *     configure  tinyconfig + fragments, checked
- *     build      make bzImage (incremental from the seed build)
- *     boot       each scenario boot once: console, KTAP, kernel problems
- *     test       failing tests again with bbsuite.only=NAME (flake_retries)
+ *   apply     the patched tree: candidate patches (each dry-run first), then
+ *             the harness; before anything is built, so a patch that does
+ *             not apply costs seconds and builds nothing
+ *   seed      when the cache has no build of the base with this config (or
+ *             the job needs a baseline run that is not cached): the base
+ *             built in full and kept as the seed (tree.c)
+ *   patched   configure (tinyconfig + fragments, checked), build (make
+ *             bzImage, incremental from the seed), boot (each scenario
+ *             boot once: console, KTAP, kernel problems), test (failing
+ *             tests again, boot.c)
+ *   baseline  the base's boot and tests, only when the patched run reached
+ *             the suite, and only when baseline_runs has no results for
+ *             this base, config and suite (baseline.c)
  *   report    verdict, change, test results and signatures, in one
  *             transaction (lib/job.c)
+ *
+ * So a cold job costs one full build and one incremental one; a warm one
+ * with a cached baseline one incremental build and one boot.
  *
  * Who is to blame decides the verdict: a patch that does not apply, does
  * not build, panics or hangs the guest gets apply-failed, build-failed,
  * panic, boot-timeout; anything that is our fault (a missing tool, a config
- * option that did not stick, QEMU that would not start) is infra-error,
- * which the job queue retries and never reports as the patch's.
- *
- * The baseline variant's results are cached in baseline_runs by a key over
- * the base, config, harness, suite and scenarios: a later job on the same
- * base copies them instead of building the unpatched kernel again.
+ * option that did not stick, QEMU that would not start, a base that does
+ * not build) is infra-error, which the job queue retries and never reports
+ * as the patch's.
  */
 #include "runner.h"
 #include "xalloc.h"
@@ -39,13 +45,6 @@
 
 DB_SQL(sql_run_logdir_get, "SELECT coalesce(log_dir, '') FROM jobs WHERE id = ?");
 DB_SQL(sql_run_logdir_set, "UPDATE jobs SET log_dir = ? WHERE id = ? AND runner = ?");
-DB_SQL(sql_run_baseline_get,
-       "SELECT job_id, verdict, detail FROM baseline_runs WHERE key = ?");
-DB_SQL(sql_run_baseline_tests,
-       "SELECT name, status, runs, failures, diagnostics FROM test_results"
-       " WHERE job_id = ? AND variant = 'baseline' ORDER BY id");
-DB_SQL(sql_run_baseline_put,
-       "INSERT OR REPLACE INTO baseline_runs (key, job_id, verdict, detail) VALUES (?, ?, ?, ?)");
 
 /* ---- keys ---- */
 
@@ -193,8 +192,9 @@ static int do_build(struct run *r, struct variant *v)
 	/*
 	 * The seed's .config came from the same fragments on the same Kconfig
 	 * files; unless the patch changed a Kconfig file, it is still right.
+	 * (A gcov variant seeded from the plain seed needs the gcov fragment.)
 	 */
-	if (v->seeded && !v->kconfig_touched && !v->coverage)
+	if (v->seed_exact && !v->kconfig_touched)
 		rc = kconfig_check(r, v, &why);
 	else
 		rc = kconfig_configure(r, v, &why);
@@ -221,18 +221,17 @@ static int do_build(struct run *r, struct variant *v)
 		goto out;
 	if (!v->npatches)
 		tree_save_seed(r, v);
+	if (!v->npatches && !v->seeded)
+		warm_record(r, v->build_seconds, v->build_objects);	/* the next estimates */
 	ret = 0;
 out:
 	buf_release(&why);
 	return ret;
 }
 
-static int run_variant(struct run *r, struct variant *v)
+/* Boot and test a built variant; 0 with its verdict, -1 when it ended without. */
+static int boot_variant(struct run *r, struct variant *v)
 {
-	if (do_apply(r, v) || v->verdict || stage_interrupted(r))
-		return v->verdict ? 0 : -1;
-	if (do_build(r, v) || v->verdict || stage_interrupted(r))
-		return v->verdict ? 0 : -1;
 	if (boot_suite(r, v) || stage_interrupted(r)) {
 		if (v->verdict)
 			boot_summarise(v);
@@ -246,57 +245,30 @@ static int run_variant(struct run *r, struct variant *v)
 	return 0;
 }
 
-/* ---- baseline cache ---- */
-
-static bool baseline_from_cache(struct run *r, struct variant *v)
+/* The patched variant after its apply: out/ from the seed, build, boot, test. */
+static int run_patched(struct run *r, struct variant *v)
 {
-	sqlite3_stmt *st = db_stmt(r->db, sql_run_baseline_get);
-	sqlite3_int64 job_id;
-
-	if (!st)
-		return false;
-	db_bind_text(st, 1, r->suite_key);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_reset(st);
-		return false;
-	}
-	job_id = sqlite3_column_int64(st, 0);
-	v->verdict = !strcmp(db_col_text(st, 1), "pass") ? "pass" : "fail";
-	buf_addstr(&v->detail, db_col_text(st, 2));
-	sqlite3_reset(st);
-	st = db_stmt(r->db, sql_run_baseline_tests);
-	if (!st)
-		return false;
-	sqlite3_bind_int64(st, 1, job_id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct vtest *t;
-		v->tests = xrealloc(v->tests, (v->ntests + 1) * sizeof(*v->tests));
-		t = &v->tests[v->ntests++];
-		memset(t, 0, sizeof(*t));
-		t->name = xstrdup(db_col_text(st, 0));
-		t->status = xstrdup(db_col_text(st, 1));
-		t->runs = sqlite3_column_int(st, 2);
-		t->failures = sqlite3_column_int(st, 3);
-		t->diag = xstrdup(db_col_text(st, 4));
-	}
-	sqlite3_reset(st);
-	v->from_cache = true;
-	log_info("runner: baseline results from job %lld (same base, config and suite)",
-		 (long long)job_id);
-	return true;
+	if (tree_seed(r, v))
+		return -1;
+	if (do_build(r, v) || v->verdict || stage_interrupted(r))
+		return v->verdict ? 0 : -1;
+	return boot_variant(r, v);
 }
 
-static void baseline_remember(struct run *r, const struct variant *v)
+/*
+ * The base built with the patched variant's config (gcov or not) and kept
+ * as the seed.  A base that does not apply the harness or does not build
+ * is our fault.
+ */
+static int build_base(struct run *r, struct variant *v)
 {
-	sqlite3_stmt *st = db_stmt(r->db, sql_run_baseline_put);
-
-	if (!st)
-		return;
-	db_bind_text(st, 1, r->suite_key);
-	sqlite3_bind_int64(st, 2, r->job->id);
-	db_bind_text(st, 3, v->verdict);
-	db_bind_text(st, 4, v->detail.ptr);
-	db_step_done(r->db, st);
+	if (do_apply(r, v) || v->verdict || stage_interrupted(r) || tree_seed(r, v) ||
+	    do_build(r, v) || v->verdict) {
+		if (!r->infra.len && !r->cancel)
+			buf_addf(&r->infra, "the build of the base failed: %s", v->detail.ptr);
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- report ---- */
@@ -512,34 +484,88 @@ static int run_setup(struct run *r)
 /* Drop the big trees of a finished job; logs stay. */
 static void cleanup(struct run *r, struct variant *v)
 {
-	if (getenv("BUGBRIDGE_KEEP_TREES"))
+	if (getenv("BUGBRIDGE_KEEP_TREES") || !v->dir || !path_exists(v->dir))
 		return;
 	remove_tree(v->dir);
 	(void)r;
 }
 
 /*
- * The gcov build of the unpatched base, once per cache, so that a coverage
- * job rebuilds only what its patch touches (issue 15).  Its stages show as
- * the variant "seed"; a base that does not build is our fault.
+ * The seed, when the cache has none of this kind (gcov or plain): the base
+ * built as the variant "seed", then dropped (its out/ is kept).
  */
-static int ensure_gcov_seed(struct run *r, struct variant *patched)
+int run_seed(struct run *r, bool coverage)
 {
 	struct variant s;
 	int ret = 0;
 
-	if (!patched->coverage || tree_has_seed(r, patched))
-		return 0;
 	variant_init(r, &s, "seed", 0);
-	s.coverage = true;
-	if (do_apply(r, &s) || s.verdict || do_build(r, &s) || s.verdict) {
-		if (!r->infra.len && !r->cancel)
-			buf_addf(&r->infra, "the gcov build of the base failed: %s", s.detail.ptr);
-		ret = -1;
-	}
+	s.coverage = coverage;
+	if (!tree_has_seed(r, &s))
+		ret = build_base(r, &s);
 	cleanup(r, &s);
 	variant_release(&s);
 	return ret;
+}
+
+/* For --warm (warm.c): the job's setup and prepare stage; run_end after. */
+int run_begin(struct run *r)
+{
+	buf_init(&r->infra, 64 * 1024);
+	stage_lease_start(r);
+	stage_begin(r, NULL, "prepare");
+	return run_setup(r) || prepare(r) ? -1 : 0;
+}
+
+void run_end(struct run *r)
+{
+	stage_end(r, r->infra.len ? "failed" : "ok", NULL);
+	run_release(r);
+}
+
+static bool reached_suite(const struct variant *v)
+{
+	return v->verdict && (!strcmp(v->verdict, "pass") || !strcmp(v->verdict, "fail"));
+}
+
+/*
+ * Apply before any build; then the seed (as the baseline variant when the
+ * job needs a baseline run that is not cached: it boots after the patched
+ * one, and only if that reached the suite); then the patched variant.
+ * *with_base: the report compares with base.
+ */
+static void run_variants(struct run *r, struct variant *patched, struct variant *base,
+			 bool *with_base)
+{
+	bool need_base = r->job->with_baseline && r->npatches > 0, cached = false;
+
+	if (do_apply(r, patched) || patched->verdict || stage_interrupted(r))
+		return;
+	if (need_base) {
+		variant_init(r, base, "baseline", 0);
+		cached = baseline_from_cache(r, base);
+	}
+	if (need_base && !cached) {
+		base->coverage = patched->coverage;	/* the same seed; it measures nothing */
+		if (build_base(r, base))
+			goto out;
+		base->coverage = false;
+	} else if (r->npatches && run_seed(r, patched->coverage)) {
+		return;		/* (the base alone builds and keeps its own seed) */
+	}
+	if (run_patched(r, patched) && !r->infra.len && !r->cancel)
+		buf_addstr(&r->infra, "run ended without a verdict");
+	cleanup(r, patched);
+	*with_base = need_base && !r->infra.len && !r->cancel && reached_suite(patched);
+	if (!*with_base || cached)
+		goto out;
+	if (boot_variant(r, base) && !r->infra.len && !r->cancel)
+		buf_addstr(&r->infra, "baseline run failed");
+	if (!r->infra.len && !r->cancel && reached_suite(base))
+		baseline_remember(r, base);
+out:
+	if (need_base && !cached)
+		cleanup(r, base);
 }
 
 int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop)
@@ -559,30 +585,8 @@ int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop)
 	variant_init(&r, &patched, "patched", r.npatches);
 	/* reach: gcov for the patched build of a patch (issue 15) */
 	patched.coverage = cfg_bool("runner.coverage") && r.npatches > 0;
-	if (ensure_gcov_seed(&r, &patched))
-		goto report;
-	if (run_variant(&r, &patched) && !r.infra.len && !r.cancel)
-		buf_addstr(&r.infra, "run ended without a verdict");
+	run_variants(&r, &patched, &base, &with_base);
 	cleanup(&r, &patched);
-	/*
-	 * The baseline only after the patched run, and only when that ran the
-	 * suite: a patch that does not apply or build has nothing to compare,
-	 * and a cold baseline build costs minutes.
-	 */
-	with_base = job->with_baseline && r.npatches > 0 && !r.infra.len && !r.cancel &&
-		    patched.verdict && (!strcmp(patched.verdict, "pass") ||
-					!strcmp(patched.verdict, "fail"));
-	if (with_base) {
-		variant_init(&r, &base, "baseline", 0);
-		if (!baseline_from_cache(&r, &base)) {
-			if (run_variant(&r, &base) && !r.infra.len && !r.cancel)
-				buf_addstr(&r.infra, "baseline run failed");
-			cleanup(&r, &base);
-			if (!r.infra.len && !r.cancel && base.verdict &&
-			    (!strcmp(base.verdict, "pass") || !strcmp(base.verdict, "fail")))
-				baseline_remember(&r, &base);
-		}
-	}
 report:
 	if (r.stage_id && (r.cancelled || r.lease_lost || (stop && *stop)))
 		stage_end(&r, "failed", r.cancelled ? "cancelled" : r.lease_lost ? "lease lost"

@@ -3,8 +3,12 @@
  *
  *   claim.c      the main loop: claim a job (lib/job.h), keep its lease,
  *                run it, release it on SIGTERM
- *   run.c        one job: prepare, then each variant (baseline, patched)
- *                through apply, configure, build, boot, test; then report
+ *   run.c        one job: prepare, apply (before any build), the seed,
+ *                the patched variant through configure, build, boot, test,
+ *                the baseline's boot; then report
+ *   baseline.c   the base's results, cached per base, config and suite
+ *   warm.c       --warm: the seed built ahead of any job, with an estimate
+ *   progress.c   a build's progress from its own output, with an estimate
  *   stage.c      stage rows and progress; children run with the lease kept
  *                alive and a cancel seen (every stage's child goes through it)
  *   boot.c       the boot and test stages: suite boots, flake re-runs
@@ -133,8 +137,11 @@ struct variant {
 	char *logs;			/* <job dir>/logs */
 	int npatches;			/* candidate patches applied (0: baseline) */
 	bool seeded;			/* out/ came from the seed build */
+	bool seed_exact;		/* of its own kind (gcov or plain): same .config */
 	struct buf no_seed;		/* else why not (seed_explain), for the build stage */
 	bool kconfig_touched;		/* a candidate patch changed a Kconfig file */
+	double build_seconds;		/* make's wall clock */
+	int build_objects;		/* objects it compiled (progress.c) */
 	/* outcome */
 	const char *verdict;		/* NULL: still going */
 	struct buf detail;
@@ -187,11 +194,44 @@ struct run {
 	const char *stage_variant;
 	struct buf infra;		/* infra-error reason, if any */
 	bool log_failed;		/* joblog.c said so in infra already */
+	struct build_progress *progress;	/* a build is running: stage_tick reads it */
 };
 
 /* ---- run.c ---- */
 /* Run one claimed job to its verdict (or release/cancel). */
 int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop);
+/* Setup and prepare of r (r->db, r->job, r->stop set); run_end releases. */
+int run_begin(struct run *r);
+void run_end(struct run *r);
+/* Build the base as the seed of this kind unless the cache has it. */
+int run_seed(struct run *r, bool coverage);
+
+/* ---- warm.c ---- */
+/* bugbridge-runner --warm: the seed a job would build first, built now. */
+int run_warm(struct db *db, const volatile sig_atomic_t *stop);
+/* Keep the time and object count of a full build of the base (estimates). */
+void warm_record(struct run *r, double seconds, int objects);
+/* The last ones kept; -1 when none. */
+int warm_last(struct run *r, double *seconds, int *objects);
+
+/* ---- progress.c ---- */
+struct build_progress {
+	struct variant *v;
+	const char *log_path;		/* make's output, growing */
+	long long off;			/* read so far */
+	int done, total;		/* objects compiled; of (0: not known) */
+	double total_secs;		/* the last full build's time (0: not known) */
+	double start, last;
+	struct buf line;		/* the line being read */
+	struct buf step;		/* make's last step: "LD vmlinux" */
+};
+void progress_start(struct run *r, struct build_progress *p, struct variant *v,
+		    const char *log_path);
+void progress_stop(struct run *r, struct build_progress *p);
+/* stage_tick: every 2 s (20 s without a job) the line to job_progress or stdout. */
+void progress_tick(struct run *r);
+/* Pure: "patched: build: 412 of 852 objects compiled, about 3 min 10 s left (CC x.o)". */
+void progress_text(const struct build_progress *p, double elapsed, struct buf *out);
 
 /* ---- stage.c ---- */
 /* The claim has just renewed the lease: start its clock. */
@@ -225,11 +265,19 @@ int boot_reruns(struct run *r, struct variant *v);
 /* The variant's verdict (pass/fail) and detail from its tests. */
 void boot_summarise(struct variant *v);
 
+/* ---- baseline.c ---- */
+/* The base's results from baseline_runs (younger than baseline_max_age) into v. */
+bool baseline_from_cache(struct run *r, struct variant *v);
+/* Keep v's results as the base's for r->suite_key. */
+void baseline_remember(struct run *r, const struct variant *v);
+
 /* ---- tree.c ---- */
 /* Extract the tarball once (locked); r->base_tree, r->kernel_version. */
 int tree_base_ensure(struct run *r);
-/* v->tree as a hardlink farm of the baseline, v->out empty or from the seed. */
+/* v->tree as a hardlink farm of the baseline (no out/ yet). */
 int tree_make(struct run *r, struct variant *v);
+/* v->out from the seed (candidate files touched: v->seeded), or empty without one. */
+int tree_seed(struct run *r, struct variant *v);
 /* After a seed build (no candidate patches): keep v->out as the seed (gcov or plain). */
 int tree_save_seed(struct run *r, struct variant *v);
 /* Is there a seed of v's kind (gcov or plain)? */
@@ -453,6 +501,8 @@ struct vtest {
 /* Fold a test's runs: first the full-suite result, then reruns. */
 void vtest_from_ktap(const struct ktap_test *t, struct vtest *out);
 void vtest_add_rerun(struct vtest *t, bool failed, const char *diag);
+/* The guest's in-boot re-runs ("# rerun NAME K/N: ok|not ok # why") of a console. */
+void vtests_add_guest_reruns(struct vtest *tests, int ntests, const char *console);
 void vtests_free(struct vtest *t, int n);
 /* "failed 3/3", "failed 1/3: flaky", "passed" */
 void vtest_summary(const struct vtest *t, struct buf *out);

@@ -11,9 +11,13 @@
  * renews the lease about every lease/3 s, reads the job's cancel flag every
  * 2 s, and sees SIGTERM; any of them, or a lost lease, sets r->cancel,
  * which kills the child.  So a cancel is seen within about 2 s.
+ *
+ * `bugbridge-runner --warm` runs stages with no job (id 0): they are only
+ * logged.
  */
 #include "runner.h"
 #include "config.h"
+#include "log.h"
 
 #include <sys/time.h>
 
@@ -39,6 +43,10 @@ void stage_tick(void *arg)
 
 	if (r->stop && *r->stop)
 		r->cancel = 1;
+	if (r->progress)
+		progress_tick(r);
+	if (!r->job->id)	/* --warm: no job to renew or cancel */
+		return;
 	if (now - r->last_cancel_check >= 2) {
 		r->last_cancel_check = now;
 		if (job_cancel_requested(r->job, r->db)) {
@@ -77,6 +85,10 @@ int stage_begin(struct run *r, struct variant *v, const char *stage)
 	stage_end(r, "ok", NULL);
 	r->stage_variant = v ? v->name : "patched";
 	stage_tick(r);
+	if (!r->job->id) {
+		log_info("runner: %s: %s", r->stage_variant, stage);
+		return 0;
+	}
 	return job_stage_begin(r->job, r->db, r->stage_variant, stage, &r->stage_id);
 }
 

@@ -17,7 +17,10 @@
  * sandbox: the base and seeds not at all, the ccache read-only.
  *
  * A job's out/ starts as a copy of the seed (`cp -a`, keeping mtimes), so
- * make rebuilds only what the job's patches touch.  The harness is applied
+ * make rebuilds only what the job's patches touch; it is copied after the
+ * patches applied (a patch that does not apply costs no copy), and the
+ * candidate's files are touched then, since a cold job applies its patch
+ * before the seed is built.  The harness is applied
  * to every tree and so gives its files fresh mtimes; files that only the
  * harness touched are identical to the seed's, so they get the baseline's
  * old mtime back (tree_settle_harness) and are not rebuilt.
@@ -203,21 +206,52 @@ bool tree_has_seed(struct run *r, const struct variant *v)
 int tree_make(struct run *r, struct variant *v)
 {
 	const char *cp_al[] = { "cp", "-al", r->base_tree, v->tree, NULL };
-	const char *cp_seed[] = { "cp", "-a", NULL, v->out, NULL };
-	struct buf seed = BUF_INIT;
-	int ret = -1;
 
 	if (remove_tree(v->dir) || mkdir_p(v->dir, 0755))
-		goto out;
+		return -1;
 	if (run_quiet(r, cp_al, NULL, NULL, NULL)) {
 		buf_addf(&r->infra, "cannot make the tree '%s'", v->tree);
-		goto out;
+		return -1;
 	}
 	/* patch runs as the build user: it needs the directories, never the base's files */
 	if (sandbox_give_dirs(v->tree)) {
 		buf_addf(&r->infra, "cannot give the directories of '%s' to the build user", v->tree);
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+/*
+ * The patched tree may be older than the seed (a cold job applies the patch,
+ * then builds the seed): its candidate's files get the time of now, so that
+ * make sees them newer than the seed's objects.
+ */
+static int touch_candidate(struct run *r, struct variant *v)
+{
+	struct buf path = BUF_INIT;
+	struct timespec now[2] = { { 0, UTIME_NOW }, { 0, UTIME_NOW } };
+	int ret = 0;
+
+	for (int i = 0; i < v->ncand_files && !ret; i++) {
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", v->tree, v->cand_files[i]);
+		if (utimensat(AT_FDCWD, path.ptr, now, AT_SYMLINK_NOFOLLOW) && errno != ENOENT) {
+			buf_addf(&r->infra, "cannot touch '%s': %s", path.ptr, strerror(errno));
+			ret = -1;
+		}
+	}
+	buf_release(&path);
+	return ret;
+}
+
+int tree_seed(struct run *r, struct variant *v)
+{
+	const char *cp_seed[] = { "cp", "-a", NULL, v->out, NULL };
+	struct buf seed = BUF_INIT;
+	int ret = -1;
+
+	if (remove_tree(v->out))
+		goto out;
 	seed_path(r, v, false, &seed);
 	if (path_exists(seed.ptr)) {
 		cp_seed[2] = seed.ptr;
@@ -227,8 +261,11 @@ int tree_make(struct run *r, struct variant *v)
 		}
 		log_info("runner: %s: out/ seeded from %s", v->name, seed.ptr);
 		v->seeded = true;
+		v->seed_exact = tree_has_seed(r, v);
 		/* what it was made from, for a later runner that finds none */
-		seed_parts_save(r, v->coverage && tree_has_seed(r, v));
+		seed_parts_save(r, v->coverage && v->seed_exact);
+		if (touch_candidate(r, v))
+			goto out;
 	} else {
 		seed_explain(r, &v->no_seed);
 		log_info("runner: %s: no seed build to start from, so the kernel is built"

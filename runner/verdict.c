@@ -74,6 +74,39 @@ void vtest_add_rerun(struct vtest *t, bool failed, const char *diag)
 	set_status(t);
 }
 
+/*
+ * "# rerun NAME K/N: ok" and "# rerun NAME K/N: not ok # reason" lines of a
+ * full-suite boot (bbsuite.rerun=N, the guest's rerun_failed): re-runs of
+ * failing tests in the same boot, counted like fresh-boot ones.  "# rerun
+ * NAME: fresh boot (why)" lines are left to boot.c's fresh boots.
+ */
+void vtests_add_guest_reruns(struct vtest *tests, int ntests, const char *console)
+{
+	const char *p = console;
+
+	while ((p = strstr(p, "# rerun "))) {
+		const char *name = p + 8, *sp = strchr(name, ' '), *nl = strchr(name, '\n');
+		const char *colon = sp ? strchr(sp, ':') : NULL;
+		struct buf reason = BUF_INIT;
+
+		p = name;
+		if (!sp || !colon || (nl && colon > nl) || !strchr("0123456789", sp[1]))
+			continue;
+		for (int i = 0; i < ntests; i++) {
+			struct vtest *t = &tests[i];
+			bool failed = !strncmp(colon, ": not ok", 8);
+			const char *hash = strstr(colon, " # ");
+			if (strlen(t->name) != (size_t)(sp - name) || strncmp(t->name, name, sp - name))
+				continue;
+			if (failed && hash && (!nl || hash < nl))
+				buf_add(&reason, hash + 3, nl ? (size_t)(nl - hash - 3) : strlen(hash + 3));
+			buf_trim(&reason);
+			vtest_add_rerun(t, failed, reason.ptr);
+		}
+		buf_release(&reason);
+	}
+}
+
 void vtest_summary(const struct vtest *t, struct buf *out)
 {
 	if (!strcmp(t->status, "skip"))

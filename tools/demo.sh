@@ -138,10 +138,17 @@ say "3. bugbridged (dashboard on http://127.0.0.1:$WEB_PORT) and one runner"
 bb db migrate
 "$BIN/bugbridged" --config "$DEMO/bugbridge.conf" >"$DEMO/bugbridged.log" 2>&1 &
 PIDS="$PIDS $!"
+wait_port "$WEB_PORT" || fail "dashboard did not start (see $DEMO/bugbridged.log)"
+# The seed (the base built once) ahead of any job, while bugbridged polls and
+# queues: the job then builds only what its patch touches.  --warm says how
+# long it will take and how far it is.
+step "bugbridge-runner --warm:"
+{ "$BIN/bugbridge-runner" --config "$DEMO/bugbridge.conf" --warm -q 2>&1; echo $? >"$DEMO/warm.rc"; } |
+	sed 's/^/     /'
+[ "$(cat "$DEMO/warm.rc")" = 0 ] || fail "the seed did not build"
 "$BIN/bugbridge-runner" --config "$DEMO/bugbridge.conf" >"$DEMO/runner.log" 2>&1 &
 RUNNER_PID=$!
 PIDS="$PIDS $RUNNER_PID"
-wait_port "$WEB_PORT" || fail "dashboard did not start (see $DEMO/bugbridged.log)"
 
 # --- progress --------------------------------------------------------------
 say "4. poll, build, boot, test, post (progress)"
@@ -160,8 +167,8 @@ while :; do
 		last=$line
 		last_print=$now
 	elif [ $((now - last_print)) -ge 30 ]; then
-		# A cold kernel build is minutes of one stage: say it is alive.
-		printf '   [%4ds] still working: %s\n' "$((now - started))" \
+		# A build is minutes of one stage: its progress line says how far.
+		printf '   [%4ds] %s\n' "$((now - started))" \
 			"$(bb job list --json 2>/dev/null | /usr/bin/python3 -c '
 import json, sys
 print("; ".join("job %d %s" % (j["id"], j["progress"]) for j in json.load(sys.stdin)

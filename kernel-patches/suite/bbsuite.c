@@ -22,6 +22,8 @@
  * Selection: "bbsuite.only=NAME" on the kernel command line runs only the
  * test NAME, or every test named NAME-* (bbsuite.only=lying-device);
  * "bbsuite.skip=A,B" reports tests A and B as skipped without running them.
+ * "bbsuite.rerun=N" runs each failing test again N times after the suite,
+ * in the same boot, while the kernel is sane (rerun_failed).
  */
 #include "bbsuite.h"
 
@@ -78,6 +80,7 @@ static const struct test tests[] = {
 #define NTESTS (sizeof(tests) / sizeof(tests[0]))
 
 static char reason[512];
+static bool stuck;		/* a test got no result in time: no reruns in this boot */
 
 /* Windows [start, end) of kmsg records of tests reported not ok for a bad
  * kernel line; kernel-log-clean skips them. */
@@ -260,6 +263,7 @@ static int run_isolated(const struct test *t)
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, WNOHANG);
 			close(pfd[0]);
+			stuck = true;
 			return fail("no result after %d s: the test is stuck (kernel hang?)",
 				    TEST_TIMEOUT_S);
 		}
@@ -287,10 +291,119 @@ static void reset_devices(void)
 		bbtest_clear();
 }
 
+/*
+ * One test in its kernel-log window: 0 or -1, with the reason in `reason`.
+ * A bad kernel line in the window fails the test (and, in the first pass,
+ * charges the window so that kernel-log-clean does not report it again).
+ */
+static int run_one(const struct test *t, bool charge)
+{
+	size_t mark = kmsg_mark(), end, nbad = 0;
+	const char *firstbad = NULL;
+	double t0 = now();
+	int ret;
+
+	reason[0] = '\0';
+	reset_devices();
+	ret = run_isolated(t);
+	reset_devices();
+	end = kmsg_mark();
+	if (t->fn != t_kernel_log_clean) {
+		for (size_t k = mark; k < end; k++) {
+			if (!kmsg_is_bad(kmsg_line(k)))
+				continue;
+			if (nbad++ < 4)
+				diag("kernel: %s", kmsg_line(k));
+			if (!firstbad)
+				firstbad = kmsg_line(k);
+		}
+	}
+	if (firstbad && !strstr(reason, firstbad)) {
+		char r[sizeof(reason)];
+
+		snprintf(r, sizeof(r), "%s%skernel log: %.200s", reason,
+			 reason[0] ? "; " : "", firstbad);
+		snprintf(reason, sizeof(reason), "%s", r);
+	}
+	if (firstbad && charge) {
+		charged[ncharged].start = mark;
+		charged[ncharged].end = end;
+		ncharged++;
+	}
+	if (firstbad)
+		ret = -1;
+	diag("%s took %.2f s", t->name, now() - t0);
+	for (char *p = reason; *p; p++)
+		if (*p == '#')
+			*p = ' ';
+	return ret;
+}
+
+/*
+ * Is the kernel still fit to run a test again?  Not after a test got stuck
+ * (its process may still hold a device), nor after a hung task, an Oops, a
+ * BUG, KASAN or a general protection fault anywhere in the boot.  A WARNING
+ * or an access beyond the end of a device is a test's finding, not a sick
+ * kernel.
+ */
+static const char *insane(void)
+{
+	static const char *const sick[] = {
+		"Oops", "BUG:", "kernel BUG at", "KASAN", "blocked for more than",
+		"hung task", "general protection fault", "Unable to handle kernel",
+	};
+	size_t n = kmsg_mark();
+
+	if (stuck)
+		return "a test got stuck";
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < sizeof(sick) / sizeof(sick[0]); k++)
+			if (strstr(kmsg_line(i), sick[k]))
+				return sick[k];
+	return NULL;
+}
+
+/*
+ * bbsuite.rerun=N: each failing test again N times in this boot, after the
+ * whole suite, as long as the kernel is sane.  Lines for the runner:
+ *   # rerun NAME 1/2: ok
+ *   # rerun NAME 2/2: not ok # reason
+ *   # rerun NAME: fresh boot (a test got stuck)
+ * A test whose reruns were not all printed is re-run by the runner in fresh
+ * boots (bbsuite.only=NAME).  kernel-log-clean judges the whole boot and is
+ * never re-run.
+ */
+static void rerun_failed(const struct test *const *run, const bool *failed, size_t nrun)
+{
+	static char buf[4096];
+	const char *arg = cmdline_arg("bbsuite.rerun=", buf, sizeof(buf));
+	int n = arg ? atoi(arg) : 0;
+
+	for (size_t i = 0; i < nrun && n > 0; i++) {
+		const char *why;
+
+		if (!failed[i] || run[i]->fn == t_kernel_log_clean)
+			continue;
+		for (int k = 1; k <= n; k++) {
+			int ret;
+
+			if ((why = insane())) {
+				printf("# rerun %s: fresh boot (%s)\n", run[i]->name, why);
+				break;
+			}
+			ret = run_one(run[i], false);
+			printf("# rerun %s %d/%d: %s%s%s\n", run[i]->name, k, n,
+			       ret ? "not ok" : "ok", ret ? " # " : "",
+			       ret ? (reason[0] ? reason : "failed") : "");
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *only = argc > 1 ? argv[1] : cmdline_only();
 	const struct test *run[NTESTS];
+	bool failed[NTESTS] = { false };
 	size_t nrun = 0, nfail = 0;
 	double t0 = now();
 
@@ -308,62 +421,25 @@ int main(int argc, char **argv)
 	if (only)
 		printf("# bbsuite.only=%s\n", only);
 	for (size_t i = 0; i < nrun; i++) {
-		size_t mark = kmsg_mark(), end, nbad = 0;
-		const char *firstbad = NULL;
-		double t = now();
-		int ret;
-
 		if (skipped(run[i]->name)) {
 			printf("ok %zu %s # SKIP needs QEMU's emulated devices or faults"
 			       " (bbsuite.skip)\n", i + 1, run[i]->name);
 			continue;
 		}
-		reason[0] = '\0';
-		reset_devices();
-		ret = run_isolated(run[i]);
-		reset_devices();
-		end = kmsg_mark();
-		if (run[i]->fn != t_kernel_log_clean) {
-			for (size_t k = mark; k < end; k++) {
-				if (!kmsg_is_bad(kmsg_line(k)))
-					continue;
-				if (nbad++ < 4)
-					diag("kernel: %s", kmsg_line(k));
-				if (!firstbad)
-					firstbad = kmsg_line(k);
-			}
-		}
-		if (firstbad && strstr(reason, firstbad)) {
-			charged[ncharged].start = mark;
-			charged[ncharged].end = end;
-			ncharged++;
-			ret = -1;
-		} else if (firstbad) {
-			char r[sizeof(reason)];
-
-			snprintf(r, sizeof(r), "%s%skernel log: %.200s", reason,
-				 reason[0] ? "; " : "", firstbad);
-			snprintf(reason, sizeof(reason), "%s", r);
-			charged[ncharged].start = mark;
-			charged[ncharged].end = end;
-			ncharged++;
-			ret = -1;
-		}
-		diag("%s took %.2f s", run[i]->name, now() - t);
-		if (ret == 0) {
+		if (run_one(run[i], true) == 0) {
 			printf("ok %zu %s\n", i + 1, run[i]->name);
 		} else {
-			for (char *p = reason; *p; p++)
-				if (*p == '#')
-					*p = ' ';
 			printf("not ok %zu %s # %s\n", i + 1, run[i]->name,
 			       reason[0] ? reason : "failed");
+			failed[i] = true;
 			nfail++;
 		}
 	}
 	diag("bbsuite: %zu tests, %zu not ok, %.2f s", nrun, nfail, now() - t0);
 	if (!only)
 		gcov_dump();	/* a kernel with gcov: which lines the suite ran */
+	if (!only)
+		rerun_failed(run, failed, nrun);
 	fflush(stdout);
 	return nfail ? 1 : 0;
 }

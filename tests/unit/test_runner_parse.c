@@ -184,6 +184,70 @@ static void test_flakes_and_change(void **state)
 	buf_release(&s);
 }
 
+/* bbsuite.rerun=N: the guest's in-boot re-runs count like fresh-boot ones. */
+static void test_guest_reruns(void **state)
+{
+	struct vtest t[3];
+	const char *console =
+		"not ok 7 sr-capacity # size 256 -> 0\n"
+		"# bbsuite: 24 tests, 2 not ok, 9.1 s\n"
+		"[   12.1] sr 0:0:0:1: [sr0] tag#0 FAILED\r\n"
+		"# rerun sr-capacity 1/2: not ok # size 256 -> 0 sectors\r\n"
+		"# rerun sr-capacity 2/2: ok\n"
+		"# rerun sd-stress: fresh boot (a test got stuck)\n"
+		"# rerun sr-capacity-x 1/2: ok\n"
+		"# rerun sd-read-verify 1/2: not ok";
+
+	(void)state;
+	t[0] = mk("sr-capacity", "fail");
+	t[1] = mk("sd-stress", "fail");
+	t[2] = mk("sd-read-verify", "fail");
+	vtests_add_guest_reruns(t, 3, console);
+	assert_int_equal(t[0].runs, 3);
+	assert_int_equal(t[0].failures, 2);
+	assert_string_equal(t[0].status, "flaky");
+	/* "fresh boot": left to the runner's own re-runs */
+	assert_int_equal(t[1].runs, 1);
+	assert_string_equal(t[1].status, "fail");
+	/* a last line without a newline still counts; a longer name is not this test */
+	assert_int_equal(t[2].runs, 2);
+	assert_int_equal(t[2].failures, 2);
+	for (int i = 0; i < 3; i++) {
+		free(t[i].name); free(t[i].status); free(t[i].diag);
+	}
+}
+
+/* The build's progress line: of how many, and how long is left. */
+static void test_progress_text(void **state)
+{
+	struct variant v = { .name = "seed" };
+	struct build_progress p = { .v = &v, .done = 426, .total = 852, .total_secs = 400 };
+	struct buf s = BUF_INIT;
+
+	(void)state;
+	buf_init(&p.step, 0);
+	buf_addstr(&p.step, "CC drivers/scsi/sr.o");
+	progress_text(&p, 150, &s);
+	assert_string_equal(s.ptr, "seed: build: 426 of 852 objects compiled, about 2 min 30 s"
+			    " left (CC drivers/scsi/sr.o)");
+	buf_reset(&s);
+	p.done = 10;
+	progress_text(&p, 30, &s);	/* too few to trust a rate: the last full build's time */
+	assert_string_equal(s.ptr, "seed: build: 10 of 852 objects compiled, about 6 min 10 s"
+			    " left (CC drivers/scsi/sr.o)");
+	buf_reset(&s);
+	v.name = "patched";
+	v.seeded = true;
+	p.total = 0;
+	p.done = 1;
+	buf_reset(&p.step);
+	buf_addstr(&p.step, "LD vmlinux");
+	progress_text(&p, 8, &s);
+	assert_string_equal(s.ptr, "patched: build (incremental): 1 objects compiled (LD vmlinux)");
+	buf_release(&s);
+	buf_release(&p.step);
+}
+
 static void test_scenario(void **state)
 {
 	static const char text[] =
@@ -321,6 +385,8 @@ int main(void)
 		cmocka_unit_test(test_logscan),
 		cmocka_unit_test(test_normalise),
 		cmocka_unit_test(test_flakes_and_change),
+		cmocka_unit_test(test_guest_reruns),
+		cmocka_unit_test(test_progress_text),
 		cmocka_unit_test(test_scenario),
 		cmocka_unit_test(test_kconf_missing),
 		cmocka_unit_test(test_build_errors),
