@@ -20,7 +20,9 @@
  *             transaction (lib/job.c)
  *
  * So a cold job costs one full build and one incremental one; a warm one
- * with a cached baseline one incremental build and one boot.
+ * with a cached baseline one incremental build and one boot.  The trees
+ * are removed after the report, and the next job's tree made then
+ * (tree_refill_spare), so neither delays a verdict.
  *
  * Who is to blame decides the verdict: a patch that does not apply, does
  * not build, panics or hangs the guest gets apply-failed, build-failed,
@@ -548,24 +550,20 @@ static void run_variants(struct run *r, struct variant *patched, struct variant 
 	if (need_base && !cached) {
 		base->coverage = patched->coverage;	/* the same seed; it measures nothing */
 		if (build_base(r, base))
-			goto out;
+			return;
 		base->coverage = false;
 	} else if (r->npatches && run_seed(r, patched->coverage)) {
 		return;		/* (the base alone builds and keeps its own seed) */
 	}
 	if (run_patched(r, patched) && !r->infra.len && !r->cancel)
 		buf_addstr(&r->infra, "run ended without a verdict");
-	cleanup(r, patched);
 	*with_base = need_base && !r->infra.len && !r->cancel && reached_suite(patched);
 	if (!*with_base || cached)
-		goto out;
+		return;
 	if (boot_variant(r, base) && !r->infra.len && !r->cancel)
 		buf_addstr(&r->infra, "baseline run failed");
 	if (!r->infra.len && !r->cancel && reached_suite(base))
 		baseline_remember(r, base);
-out:
-	if (need_base && !cached)
-		cleanup(r, base);
 }
 
 int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop)
@@ -586,7 +584,6 @@ int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop)
 	/* reach: gcov for the patched build of a patch (issue 15) */
 	patched.coverage = cfg_bool("runner.coverage") && r.npatches > 0;
 	run_variants(&r, &patched, &base, &with_base);
-	cleanup(&r, &patched);
 report:
 	if (r.stage_id && (r.cancelled || r.lease_lost || (stop && *stop)))
 		stage_end(&r, "failed", r.cancelled ? "cancelled" : r.lease_lost ? "lease lost"
@@ -605,6 +602,11 @@ report:
 		ret = report(&r, &patched, with_base ? &base : NULL);
 		stage_end(&r, "ok", NULL);
 	}
+	/* after the verdict: the trees' removal and the next tree cost it nothing */
+	cleanup(&r, &patched);
+	cleanup(&r, &base);
+	if (r.base_tree && !r.lease_lost)
+		tree_refill_spare(&r);
 	variant_release(&patched);
 	variant_release(&base);
 	run_release(&r);

@@ -274,8 +274,10 @@ void baseline_remember(struct run *r, const struct variant *v);
 /* ---- tree.c ---- */
 /* Extract the tarball once (locked); r->base_tree, r->kernel_version. */
 int tree_base_ensure(struct run *r);
-/* v->tree as a hardlink farm of the baseline (no out/ yet). */
+/* v->tree as a hardlink farm of the baseline (no out/ yet): the spare, or a new one. */
 int tree_make(struct run *r, struct variant *v);
+/* Make the next job's tree now (between jobs), unless one is waiting. */
+void tree_refill_spare(struct run *r);
 /* v->out from the seed (candidate files touched: v->seeded), or empty without one. */
 int tree_seed(struct run *r, struct variant *v);
 /* After a seed build (no candidate patches): keep v->out as the seed (gcov or plain). */

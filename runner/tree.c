@@ -8,7 +8,8 @@
  *   <cache>/jobs/<id>-a<n>/<variant>/tree   a job's tree, out/ inside it
  *
  * A job's tree is a hard-link farm of the baseline (`cp -al`: seconds, no
- * extra space).  GNU patch writes a patched file as a new file and renames
+ * extra space), made ahead: after each job the runner makes the next one,
+ * <cache>/base/<base>.spare, and a job takes it with one rename.  GNU patch writes a patched file as a new file and renames
  * it over the old name, so a patch breaks the link and never changes the
  * baseline (tests/t3010 checks this); the build only writes to out/.  The
  * base's files stay root's (read-only to the build user, who owns only the
@@ -203,12 +204,25 @@ bool tree_has_seed(struct run *r, const struct variant *v)
 	return ret;
 }
 
+static void spare_path(struct run *r, struct buf *out)
+{
+	buf_reset(out);
+	buf_addf(out, "%s.spare", r->base_tree);
+}
+
 int tree_make(struct run *r, struct variant *v)
 {
 	const char *cp_al[] = { "cp", "-al", r->base_tree, v->tree, NULL };
+	struct buf spare = BUF_INIT;
+	int taken;
 
 	if (remove_tree(v->dir) || mkdir_p(v->dir, 0755))
 		return -1;
+	spare_path(r, &spare);
+	taken = !rename(spare.ptr, v->tree);	/* atomic: one runner takes it */
+	buf_release(&spare);
+	if (taken)
+		return 0;
 	if (run_quiet(r, cp_al, NULL, NULL, NULL)) {
 		buf_addf(&r->infra, "cannot make the tree '%s'", v->tree);
 		return -1;
@@ -219,6 +233,26 @@ int tree_make(struct run *r, struct variant *v)
 		return -1;
 	}
 	return 0;
+}
+
+void tree_refill_spare(struct run *r)
+{
+	struct buf spare = BUF_INIT, tmp = BUF_INIT;
+	const char *cp_al[] = { "cp", "-al", r->base_tree, NULL, NULL };
+	struct child ch = CHILD_INIT;
+
+	spare_path(r, &spare);
+	if (path_exists(spare.ptr))
+		goto out;
+	buf_addf(&tmp, "%s.tmp-%d", spare.ptr, (int)getpid());
+	remove_tree(tmp.ptr);
+	cp_al[3] = tmp.ptr;
+	ch.argv = cp_al;	/* no job's lease to keep: a plain child */
+	if (child_run(&ch) || ch.exit_code || rename(tmp.ptr, spare.ptr))
+		remove_tree(tmp.ptr);
+out:
+	buf_release(&spare);
+	buf_release(&tmp);
 }
 
 /*

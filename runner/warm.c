@@ -123,6 +123,8 @@ int run_warm(struct db *db, const volatile sig_atomic_t *stop)
 			r.infra.len ? r.infra.ptr : "interrupted");
 	if (r.jobdir && !getenv("BUGBRIDGE_KEEP_TREES") && !ret)
 		remove_tree(r.jobdir);
+	if (r.base_tree && !ret)
+		tree_refill_spare(&r);	/* and the first job's tree */
 	run_end(&r);
 	return ret;
 }
