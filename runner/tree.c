@@ -248,7 +248,9 @@ void tree_refill_spare(struct run *r)
 	remove_tree(tmp.ptr);
 	cp_al[3] = tmp.ptr;
 	ch.argv = cp_al;	/* no job's lease to keep: a plain child */
-	if (child_run(&ch) || ch.exit_code || rename(tmp.ptr, spare.ptr))
+	/* given like tree_make's, so that taking it is only the rename */
+	if (child_run(&ch) || ch.exit_code || sandbox_give_dirs(tmp.ptr) ||
+	    rename(tmp.ptr, spare.ptr))
 		remove_tree(tmp.ptr);
 out:
 	buf_release(&spare);
