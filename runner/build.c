@@ -62,10 +62,28 @@ static int ccache_dir(struct run *r, bool rw, struct buf *out)
 	return rw ? sandbox_give(out->ptr) : 0;
 }
 
+/* make failed: 1 with the first errors in why, or -1 when the disk was full (ours). */
+static int make_failed(struct run *r, const char *log_path, struct buf *why)
+{
+	struct buf logtext = BUF_INIT;
+	int ret = 1;
+
+	buf_init(&logtext, 64 << 20);
+	buf_read_file(&logtext, log_path);
+	/* a full disk under the tree is ours, not the patch's */
+	if (strstr(logtext.ptr, "No space left on device")) {
+		buf_addf(&r->infra, "the build ran out of disk space (see %s)", log_path);
+		ret = -1;
+	} else {
+		build_first_errors(logtext.ptr, why, 12);
+	}
+	buf_release(&logtext);
+	return ret;
+}
+
 int build_kernel(struct run *r, struct variant *v, struct buf *why)
 {
 	struct buf log_path = BUF_INIT, jobs = BUF_INIT, cc_dir = BUF_INIT, env_cc = BUF_INIT;
-	struct buf logtext = BUF_INIT;
 	struct sandbox sb = { .tree = v->tree, .out = v->out, .flags = SB_DROP };
 	struct sandbox_cmd cmd = { 0 };
 	struct child ch = CHILD_INIT;
@@ -119,16 +137,7 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 		goto out;
 	}
 	if (ch.exit_code) {
-		buf_init(&logtext, 64 << 20);
-		buf_read_file(&logtext, log_path.ptr);
-		/* a full disk under the tree is ours, not the patch's */
-		if (strstr(logtext.ptr, "No space left on device")) {
-			buf_addf(&r->infra, "the build ran out of disk space (see %s)",
-				 log_path.ptr);
-			goto out;
-		}
-		build_first_errors(logtext.ptr, why, 12);
-		ret = 1;
+		ret = make_failed(r, log_path.ptr, why);
 		goto out;
 	}
 	log_info("runner: %s: built in %.1f s", v->name, ch.seconds);
@@ -140,7 +149,6 @@ out:
 	buf_release(&jobs);
 	buf_release(&cc_dir);
 	buf_release(&env_cc);
-	buf_release(&logtext);
 	return ret;
 }
 
