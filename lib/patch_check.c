@@ -71,7 +71,7 @@ static int refuse(struct scan *s, const char *what, const char *name, size_t nle
 
 /*
  * A file name in a header: refused when absolute, quoted (C-style escapes
- * hide what it names), or when any component is "..".
+ * hide what it names), or when any component is ".." or empty.
  */
 static int check_path(struct scan *s, const char *name, size_t len)
 {
@@ -89,6 +89,8 @@ static int check_path(struct scan *s, const char *name, size_t len)
 		const char *slash = memchr(p, '/', end - p), *e = slash ? slash : end;
 		if (e - p == 2 && !memcmp(p, "..", 2))
 			return refuse(s, "a file name out of the tree", name, len);
+		if (e == p && slash)	/* "a//etc": what -p1 leaves is absolute */
+			return refuse(s, "a file name with an empty component", name, len);
 		p = e + 1;
 	}
 	return 0;

@@ -364,6 +364,8 @@ static void test_check_refuses_paths_out_of_tree(void **state)
 	assert_refused("diff --git a/x b/y\ncopy from /etc/shadow\ncopy to y\n",
 		       "absolute file name");
 	assert_refused("diff --git \"a/x\\n\" \"b/x\\n\"\n", "quoted file name");
+	assert_refused("--- a//etc/passwd\n+++ b//etc/passwd\n@@ -1 +1 @@\n-a\n+b\n",
+		       "empty component");
 	/* a rename inside the tree is fine */
 	assert_allowed("diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to y\n",
 		       strlen("diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to y\n"));
