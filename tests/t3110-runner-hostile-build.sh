@@ -20,22 +20,30 @@ runner_require
 command -v bwrap >/dev/null || skip_all "no bwrap"
 [ "$(id -u)" = 0 ] || skip_all "needs root (a build uid of its own)"
 
-plan 26
+plan 30
 # a uid of the build's own, so that "nothing of it runs" means something
 BUID=$((60000 + $$ % 4000))
 SECRET=bbsecret-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 CANARY=bbcanary-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 ENVCANARY=bbenvcanary-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
+WEB_PORT=$(free_port)
 runner_setup <<EOF2
 build_user = $BUID
 flake_retries = 0
 [tracker]
 api_key = $SECRET-key
+url = http://127.0.0.1:9
+poll_interval = 3600
 # $CANARY: a line no redaction knows of
 [smtp]
 password = $SECRET-smtp
+to = list@example.org
 [web]
 token = $SECRET-token
+listen = 127.0.0.1:$WEB_PORT
+base_url = http://bugbridge.example/
+[digest]
+every = never
 EOF2
 CONF=$TMP/etc/bugbridge/bugbridge.conf
 mkdir -p "$(dirname "$CONF")"
@@ -91,5 +99,25 @@ like "QEMU has -nodefaults and -nic none" "$qline" " -nodefaults -nic none "
 like "QEMU has its seccomp sandbox" "$qline" \
 	" -sandbox on,obsolete=deny,elevateprivileges=deny,spawn=deny,resourcecontrol=deny"
 is "the guest saw no network device" "$(test_status $id patched guest-no-network)" "pass"
+
+# bugbridged's side: the result comment, the pages, the API, the feed, the
+# digest (the tracker is down: the comment stays in the outbox)
+sql "INSERT OR IGNORE INTO bugs (id, product, component, status, summary)
+	VALUES (9370, 'Linux', 'SCSI', 'NEW', 'sr: capacity')"
+bg bbd bbd
+wait_port "$WEB_PORT" 20 || diag "bugbridged: $(cat "$TMP/bbd.log")"
+i=0
+while [ $i -lt 100 ] && [ "$(sql "SELECT count(*) FROM outbox WHERE kind = 'comment' AND job_id = $id")" = 0 ]; do
+	sleep 0.3; i=$((i + 1))
+done
+comment=$(sql "SELECT payload FROM outbox WHERE kind = 'comment' AND job_id = $id")
+like "the result comment was written" "$comment" "bugbridge-result: job $id"
+pages=$(for p in / /bug/9370 /job/$id /job/$id/patched-build.log /api/jobs/$id /api/bugs/9370 \
+		/feed.atom; do curl -s "http://127.0.0.1:$WEB_PORT$p"; done)
+like "the pages were served, the build log with the attack's output" "$pages" "bbattack: refused"
+digest=$(bb digest --dry-run 2>&1)
+like "the digest has the result" "$digest" "/job/$id"
+is "no secret or canary in the comment, the pages, the API, the feed or the digest" \
+	"$(printf '%s\n' "$comment" "$pages" "$digest" | grep -a -c -e "$SECRET" -e "$CANARY" -e "$ENVCANARY")" "0"
 
 done_testing
