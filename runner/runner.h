@@ -115,6 +115,8 @@ void sandbox_cmd_release(struct sandbox_cmd *cmd);
 int sandbox_give(const char *path);
 /* The same for path's directories only (a job tree: its files are the base's). */
 int sandbox_give_dirs(const char *path);
+/* Is path the build user's already (or is there no build user)? */
+bool sandbox_given(const char *path);
 
 /* ---- the job in progress ---- */
 struct run;

@@ -369,6 +369,17 @@ static int chown_to_build_user(const char *const *argv_tail, const char *path)
 	return ret;
 }
 
+bool sandbox_given(const char *path)
+{
+	struct stat st;
+	uid_t uid;
+	gid_t gid;
+
+	if (sandbox_build_ids(&uid, &gid))
+		return true;
+	return !stat(path, &st) && st.st_uid == uid;
+}
+
 int sandbox_give(const char *path)
 {
 	static const char *const argv[] = { "chown", "-R", "@OWNER@", "@PATH@", NULL };

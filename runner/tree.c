@@ -221,6 +221,11 @@ int tree_make(struct run *r, struct variant *v)
 	spare_path(r, &spare);
 	taken = !rename(spare.ptr, v->tree);	/* atomic: one runner takes it */
 	buf_release(&spare);
+	/* a spare made under another [runner] build_user is given again */
+	if (taken && !sandbox_given(v->tree) && sandbox_give_dirs(v->tree)) {
+		buf_addf(&r->infra, "cannot give the directories of '%s' to the build user", v->tree);
+		return -1;
+	}
 	if (taken)
 		return 0;
 	if (run_quiet(r, cp_al, NULL, NULL, NULL)) {

@@ -1,10 +1,11 @@
 #!/bin/sh
-# A runner that is not root still confines untrusted code: bwrap maps its
-# uid to 65534 in a user namespace, and the patch's code (here a `make
-# tinyconfig` recipe the patch adds to a stand-in kernel's Makefile) runs
-# without the database, with the tree read-only, as 65534.  The runner
-# runs as a uid of its own (no passwd entry) on a small stand-in kernel
-# tarball, so nothing is built: configure fails, as the recipe makes it.
+# A runner that is not root still confines what it runs: bwrap maps its
+# uid to 65534 in a user namespace.  The runner runs as a uid of its own
+# (no passwd entry) on a small stand-in kernel tarball whose `make
+# tinyconfig` recipe (the code every configure runs) probes the sandbox:
+# it must run as 65534, without the database, with the tree read-only.
+# The candidate patch applies in the sandbox first.  Nothing is built: the
+# recipe fails on purpose, so the job is an infra-error.
 . "$(dirname "$0")/lib/test-lib.sh"
 [ "$(id -u)" = 0 ] || skip_all "needs root to start the runner as another uid"
 command -v bwrap >/dev/null || skip_all "no bwrap"
@@ -14,26 +15,23 @@ setpriv --reuid=$RUID --regid=$RUID --clear-groups -- bwrap --unshare-user --uns
 
 plan 8
 mkdir -p "$TMP/src/linux-source-6.1/drivers/scsi" "$TMP/kp" "$TMP/cache"
-printf '# a stand-in kernel (t3130)\nkernelversion:\n\t@echo 6.1.999\n' \
-	>"$TMP/src/linux-source-6.1/Makefile"
+DB=$TMP/bugbridge.db
+tab=$(printf '\t')
+cat >"$TMP/src/linux-source-6.1/Makefile" <<MK
+# a stand-in kernel (t3130)
+kernelversion:
+${tab}@echo 6.1.999
+tinyconfig:
+${tab}@echo "probe: uid=\$\$(id -u)"
+${tab}@cat $DB >/dev/null 2>&1 && echo "probe: READ the database" || echo "probe: no database"
+${tab}@echo x >>$DB 2>/dev/null && echo "probe: WROTE the database" || echo "probe: database not writable"
+${tab}@echo x >>/bb/src/Makefile 2>/dev/null && echo "probe: WROTE the tree" || echo "probe: tree read-only"
+${tab}@false
+MK
 printf 'int sd;\n' >"$TMP/src/linux-source-6.1/drivers/scsi/sd.c"
 tar -C "$TMP/src" -cf "$TMP/linux.tar" linux-source-6.1
 cp -r "$BB_SRC/kernel-patches/configs" "$BB_SRC/kernel-patches/suite" "$TMP/kp/"
-DB=$TMP/bugbridge.db
-tab=$(printf '\t')
 cat >"$TMP/probe.patch" <<PATCH
---- a/Makefile
-+++ b/Makefile
-@@ -1,3 +1,9 @@
- # a stand-in kernel (t3130)
- kernelversion:
- ${tab}@echo 6.1.999
-+tinyconfig:
-+${tab}@echo "probe: uid=\$\$(id -u)"
-+${tab}@cat $DB >/dev/null 2>&1 && echo "probe: READ the database" || echo "probe: no database"
-+${tab}@echo x >>$DB 2>/dev/null && echo "probe: WROTE the database" || echo "probe: database not writable"
-+${tab}@echo x >>/bb/src/Makefile 2>/dev/null && echo "probe: WROTE the tree" || echo "probe: tree read-only"
-+${tab}@false
 --- a/drivers/scsi/sd.c
 +++ b/drivers/scsi/sd.c
 @@ -1 +1,2 @@
@@ -57,8 +55,8 @@ setpriv --reuid=$RUID --regid=$RUID --clear-groups -- env HOME="$TMP" \
 is "the runner ran as uid $RUID and exited 0" "$?" "0"
 logs=$(sql "SELECT log_dir FROM jobs WHERE id = $id")
 check "the patch applied, in the sandbox" grep -q "patching file drivers/scsi/sd.c" "$logs/patched-apply.log"
-clog=$logs/patched-configure.log
-check "the patch's recipe ran as 65534, not as the runner's uid" grep -q "probe: uid=65534" "$clog"
+clog=$(ls "$logs"/*-configure.log | head -1)
+check "the recipe ran as 65534, not as the runner's uid" grep -q "probe: uid=65534" "$clog"
 check "it saw no database" grep -q "probe: no database" "$clog"
 check "nor wrote it" grep -q "probe: database not writable" "$clog"
 check "and the tree was read-only" grep -q "probe: tree read-only" "$clog"
