@@ -3,7 +3,8 @@
 # floor measured in the same run, printed as "name: value unit" lines:
 #
 #   attach-to-comment, cold     an empty cache (no tree, no seed, no ccache):
-#                               the sr-sense-valid fix attached to bug 9370,
+#                               the sr-sense-valid fix attached to bug 9371
+#                               (the stand-in's bug without attachments),
 #                               until bugbridge's comment is on the bug; a
 #                               tracker job has a baseline
 #   attach-to-comment, warm     a one-file patch (the fix plus a comment line),
@@ -68,7 +69,7 @@ path = $WORK/bb.db
 url = $BZ
 api_key = $BOT_KEY
 login = bot@example.com
-watch_bugs = 9370
+watch_bugs = 9371
 poll_interval = 2
 [web]
 listen = 127.0.0.1:$(port)
@@ -88,20 +89,22 @@ PIDS="$PIDS $!"
 PIDS="$PIDS $!"
 
 # attach FILE NAME: attach as the reporter; prints the seconds until the
-# bot's result comment for it (the next "bugbridge-result" comment) is on the bug.
+# bot's result comment for it (a "bugbridge-result" comment naming the
+# patch) is on the bug.
 attach() {
 	python3 - "$BZ" "$USER_KEY" "$1" "$2" <<'EOF'
 import base64, json, sys, time, urllib.request
 bz, key, path, name = sys.argv[1:5]
 def comments():
-    with urllib.request.urlopen(bz + "/rest/bug/9370/comment") as r:
-        return [c for c in json.load(r)["bugs"]["9370"]["comments"] if "bugbridge-result" in c["text"]]
+    with urllib.request.urlopen(bz + "/rest/bug/9371/comment") as r:
+        return [c for c in json.load(r)["bugs"]["9371"]["comments"]
+                if "bugbridge-result" in c["text"] and ("Patch:    " + name) in c["text"]]
 before = len(comments())
-body = {"api_key": key, "ids": [9370], "data": base64.b64encode(open(path, "rb").read()).decode(),
+body = {"api_key": key, "ids": [9371], "data": base64.b64encode(open(path, "rb").read()).decode(),
         "file_name": name, "summary": name, "content_type": "text/plain", "is_patch": True,
         "comment": "please test " + name}
 start = time.time()
-req = urllib.request.Request(bz + "/rest/bug/9370/attachment", data=json.dumps(body).encode(),
+req = urllib.request.Request(bz + "/rest/bug/9371/attachment", data=json.dumps(body).encode(),
                              headers={"Content-Type": "application/json"}, method="POST")
 urllib.request.urlopen(req).read()
 while len(comments()) <= before:
