@@ -605,7 +605,7 @@ report:
 	/* after the verdict: the trees' removal and the next tree cost it nothing */
 	cleanup(&r, &patched);
 	cleanup(&r, &base);
-	if (r.base_tree && !r.lease_lost)
+	if (r.base_tree && !r.lease_lost && !(stop && *stop))
 		tree_refill_spare(&r);
 	variant_release(&patched);
 	variant_release(&base);
