@@ -27,7 +27,13 @@
 # verdict is in.  About 20 minutes on 2 cores (three cold kernel builds).
 #
 #   BENCH_SPEED_CACHE  scratch cache dir (default /var/tmp/bugbridge-bench-speed; wiped)
+#   BENCH_SPEED_WARM=1 keep the cache of an earlier run (its seed; no "cold"
+#                      figure: the first attachment only fills the baseline
+#                      cache) and skip the floors (minutes of cold builds)
 #   BB_BUILD           binaries (default ./build)
+#
+# Each attachment waits until the queue is idle (a fix that passes makes
+# triage queue a re-run of it, which would otherwise run first).
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BB_BUILD=${BB_BUILD:-$SRC/build}
@@ -52,7 +58,8 @@ wait_port() {
 }
 calc() { python3 -c "print('%.1f' % ($1))"; }
 
-rm -rf "$CACHE"
+WARM_ONLY=${BENCH_SPEED_WARM:-0}
+[ "$WARM_ONLY" = 1 ] || rm -rf "$CACHE"
 mkdir -p "$CACHE"
 BOT_KEY=botkey0123456789abcdefghijABCDEFGHIJ0001
 USER_KEY=usrkey0123456789abcdefghijABCDEFGHIJ0002
@@ -114,7 +121,19 @@ while len(comments()) <= before:
 print("%.1f" % (time.time() - start))
 EOF
 }
-job_of_last() { sqlite3 -batch -noheader "$WORK/bb.db" "SELECT max(id) FROM jobs"; }
+# job_of NAME: the job of the attachment named NAME (not its re-runs)
+job_of() {
+	sqlite3 -batch -noheader "$WORK/bb.db" "SELECT min(j.id) FROM jobs j
+		JOIN candidates c ON c.id = j.candidate_id WHERE c.name = '$1'"
+}
+# idle: no job queued or running, nothing left to post
+idle() {
+	while [ "$(sqlite3 -batch -noheader "$WORK/bb.db" "SELECT
+		(SELECT count(*) FROM jobs WHERE state IN ('queued', 'running')) +
+		(SELECT count(*) FROM outbox WHERE state IN ('pending', 'sending'))")" != 0 ]; do
+		sleep 1
+	done
+}
 stage_sum() {
 	sqlite3 -batch -noheader "$WORK/bb.db" "SELECT printf('%.1f', sum(finished_at - started_at))
 		FROM job_stages WHERE job_id = $1 AND stage IN ($2)"
@@ -124,7 +143,8 @@ verdict() { sqlite3 -batch -noheader "$WORK/bb.db" "SELECT verdict || ' ' || coa
 # --- the three patches -------------------------------------------------------
 cat "$SRC"/kernel-patches/sr-sense-valid/0*.patch >"$WORK/fix.patch"
 cold=$(attach "$WORK/fix.patch" sr-sense-valid.patch)
-jc=$(job_of_last)
+jc=$(job_of sr-sense-valid.patch)
+idle
 BASE=$CACHE/base/linux-source-6.1
 mkdir -p "$WORK/a/drivers/scsi" "$WORK/b/drivers/scsi"
 cp "$BASE/drivers/scsi/sr.c" "$WORK/a/drivers/scsi/sr.c"
@@ -136,13 +156,18 @@ sed 's/return min(good_bytes, transferred);/return good_bytes;/' "$BASE/drivers/
 	>"$WORK/b/drivers/scsi/sd.c"
 (cd "$WORK" && diff -u a/drivers/scsi/sd.c b/drivers/scsi/sd.c >failing.patch || :)
 warm=$(attach "$WORK/one-file.patch" sr-one-file.patch)
-jw=$(job_of_last)
+jw=$(job_of sr-one-file.patch)
+idle
 failing=$(attach "$WORK/failing.patch" sd-completed-bytes.patch)
-jf=$(job_of_last)
+jf=$(job_of sd-completed-bytes.patch)
 
 echo "# accel $(sqlite3 -batch -noheader "$WORK/bb.db" "SELECT accel FROM jobs WHERE id = $jc"), $(nproc) CPUs"
 echo "# cold job $jc: $(verdict $jc); warm job $jw: $(verdict $jw); failing job $jf: $(verdict $jf)"
-echo "attach-to-comment, cold (sr-sense-valid, baseline): $cold s"
+if [ "$WARM_ONLY" = 1 ]; then
+	echo "# (warm cache: the first attachment, $cold s, only filled the baseline cache)"
+else
+	echo "attach-to-comment, cold (sr-sense-valid, baseline): $cold s"
+fi
 echo "attach-to-comment, warm one-file patch, cached baseline: $warm s"
 echo "attach-to-comment, warm failing patch: $failing s"
 for j in $jc $jw $jf; do
@@ -151,6 +176,7 @@ done
 for p in $PIDS; do kill "$p" 2>/dev/null || :; done
 for p in $PIDS; do wait "$p" 2>/dev/null || :; done
 PIDS=""
+[ "$WARM_ONLY" = 1 ] && exit 0
 
 # --- floors: bare make and a bare boot, same machine, same run --------------
 # bare_build OUT FRAGMENTS...: a cold `make bzImage` of tinyconfig + the
