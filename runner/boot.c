@@ -107,7 +107,9 @@ static int boot_once(struct run *r, struct variant *v, const struct scenario_boo
 		buf_addf(&cpath, "%s/%s-console-%s.log", v->logs, v->name, sb->name);
 	if (!path_exists(initrd.ptr) && initramfs_make(r, initrd.ptr))
 		goto out;
-	if (!r->accel)
+	if (lava_enabled())
+		r->accel = "lava";	/* the lab's device type says the rest */
+	else if (!r->accel)
 		qemu_pick_accel(r, kernel.ptr, initrd.ptr);
 	b.sb = sb;
 	b.kernel = kernel.ptr;
@@ -116,7 +118,7 @@ static int boot_once(struct run *r, struct variant *v, const struct scenario_boo
 	b.console_path = cpath.ptr;
 	b.images_dir = images.ptr;
 	buf_init(console, 0);		/* qemu.c keeps it within max_console */
-	if (qemu_boot(r, &b, console))
+	if (lava_enabled() ? lava_boot(r, v, &b, console) : qemu_boot(r, &b, console))
 		goto out;
 	if (b.cancelled)
 		goto out;

@@ -97,6 +97,8 @@ static void make_keys(struct run *r)
 	buf_addf(&path, "%s/suite/scenarios", r->patches_dir);
 	hash_file(&ctx, path.ptr);
 	sha256_update(&ctx, cfg_str("runner.flake_retries"), strlen(cfg_str("runner.flake_retries")));
+	if (lava_enabled())	/* a lab's results are its own: never mixed with local ones */
+		sha256_update(&ctx, cfg_str("lava.device_type"), strlen(cfg_str("lava.device_type")));
 	r->suite_key = hex_of(&ctx);
 	buf_release(&path);
 }

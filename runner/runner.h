@@ -22,6 +22,8 @@
  *   initramfs.c  the newc cpio with busybox, bbsuite and /init
  *   scenario.c   kernel-patches/suite/scenarios: images, QEMU args, cmdline
  *   qemu.c       the accelerator probe and one guest boot with a watchdog
+ *   lava.c       or that boot as a LAVA job ([runner] backend = lava);
+ *   lavadef.c    its definition, its log's console, its end judged (pure)
  *   console.c    the guest's console within max_console: head, cut, tail
  *   joblog.c     writing job logs; a log we cannot write is infra-error
  *   ktap.c       KTAP parser (pure)
@@ -400,6 +402,8 @@ void scenario_release(struct scenario *sc);
 const struct scenario_boot *scenario_boot_for(const struct scenario *sc, const char *name);
 /* Fresh images for a boot under dir (dir/NAME.img). */
 int scenario_make_images(const struct scenario_boot *b, const char *dir, struct buf *err);
+/* The kernel command line of a boot (only: bbsuite.only=NAME, or NULL). */
+void scenario_append(const struct scenario_boot *b, const char *only, struct buf *out);
 /* arg with each "@NAME@" replaced by dir/NAME.img. */
 void scenario_subst(const struct scenario_boot *b, const char *arg, const char *dir,
 		    struct buf *out);
@@ -427,6 +431,48 @@ int qemu_pick_accel(struct run *r, const char *kernel, const char *initrd);
  * or the console log could not be written (r->infra says which).
  */
 int qemu_boot(struct run *r, struct boot *b, struct buf *console);
+
+/* ---- lava.c ---- */
+/* [runner] backend = lava */
+bool lava_enabled(void);
+/*
+ * qemu_boot's twin: the boot as a LAVA job (submitted, followed, its log
+ * read back).  Same results in *b and *console; -1 with r->infra when the
+ * lab failed us (never the patch's fault).  v names the lava_jobs row.
+ */
+int lava_boot(struct run *r, struct variant *v, struct boot *b, struct buf *console);
+
+/* ---- lavadef.c (pure) ---- */
+#define LAVA_SUITE_END "# bbsuite exit status"
+struct lava_def {
+	const char *job_name, *device_type, *priority, *visibility;
+	long job_timeout, test_timeout;		/* seconds */
+	const char *kernel_url, *ramdisk_url;
+	const char *images_url;			/* images at <images_url>/NAME.img */
+	const char *append;			/* the kernel command line */
+	const struct scenario_boot *sb;
+	bool board;				/* a real board: no QEMU devices */
+	bool kvm;
+	const char *boot_method;		/* a board's */
+};
+/* The job definition (JSON, which LAVA reads as YAML) into out. */
+void lava_definition(const struct lava_def *d, struct buf *out);
+/*
+ * From a LAVA 2023.01 job log: the serial console (the "target" lines, one
+ * per line) appended to console, the QEMU command line to boot_cmd (if not
+ * NULL).  Returns the number of console lines.
+ */
+int lava_log_console(const char *log, size_t len, struct buf *console, struct buf *boot_cmd);
+/* Does this QEMU command line give the guest a network? */
+bool lava_cmd_has_network(const char *cmd);
+enum lava_end {
+	LAVA_END_RAN,		/* the guest ran; its console tells the rest */
+	LAVA_END_TIMEOUT,	/* the guest hung past the test's timeout */
+	LAVA_END_CANCELED,	/* cancelled in LAVA, not by us */
+	LAVA_END_INFRA,		/* the lab failed: the kernel never ran, or lost mid-boot */
+};
+/* What a finished LAVA job (health, failure_comment) with this console means. */
+enum lava_end lava_judge(const char *health, const char *failure, const char *console);
 
 /* ---- coverage.c, reach.c ---- */
 struct gcda_blob {

@@ -258,6 +258,15 @@ int scenario_make_images(const struct scenario_boot *b, const char *dir, struct 
 	return ret;
 }
 
+void scenario_append(const struct scenario_boot *b, const char *only, struct buf *out)
+{
+	buf_addstr(out, "console=ttyS0 panic=-1 oops=panic loglevel=7");
+	for (int i = 0; i < b->ncmdline; i++)
+		buf_addf(out, " %s", b->cmdline[i]);
+	if (only)
+		buf_addf(out, " bbsuite.only=%s", only);
+}
+
 void scenario_subst(const struct scenario_boot *b, const char *arg, const char *dir,
 		    struct buf *out)
 {

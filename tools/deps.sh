@@ -8,7 +8,8 @@ PACKAGES="build-essential pkg-config libcurl4-openssl-dev libjson-c-dev
 libsqlite3-dev libmicrohttpd-dev libcmocka-dev sqlite3 curl git patch
 qemu-system-x86 qemu-utils linux-source-6.1 busybox-static ccache bubblewrap
 flex bison bc libelf-dev libssl-dev cpio xz-utils kmod python3
-python3-aiosmtpd chromium wrk clang libclang-rt-14-dev e2fsprogs"
+python3-aiosmtpd chromium wrk clang libclang-rt-14-dev e2fsprogs
+postgresql lava-server lava-dispatcher lavacli"
 
 missing=""
 for p in $PACKAGES; do
@@ -33,5 +34,19 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
+# lava-server's postinst creates its database role and runs its migrations
+# only if PostgreSQL answers then (nothing starts daemons by itself here):
+# PostgreSQL first, running while lava-server is installed, stopped after
+# unless it was running before.  The LAVA tests start it themselves.
+pg_started=""
+case "$missing" in
+*lava-server*)
+	$SUDO apt-get install -y -q --no-install-recommends postgresql
+	if ! pg_lsclusters -h 2>/dev/null | grep -q online; then
+		$SUDO pg_ctlcluster 15 main start && pg_started=1
+	fi
+	;;
+esac
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -q --no-install-recommends $missing
+[ -z "$pg_started" ] || $SUDO pg_ctlcluster 15 main stop

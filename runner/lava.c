@@ -1,0 +1,649 @@
+/*
+ * lava: one boot of the suite as a LAVA job ([runner] backend = lava).
+ *
+ * The runner still applies and builds here; boot.c hands each boot (the
+ * full suite of a scenario boot, or one re-run) to lava_boot instead of
+ * qemu_boot, and gets back the same things: the guest's console, and
+ * whether it timed out or was cancelled.  Verdicts stay boot.c's.
+ *
+ *   publish   the kernel, the initramfs and fresh disk images in a
+ *             directory of their own, named by a 256-bit token: bugbridged
+ *             serves it at /artifacts/<token>/ while the artifacts row lives
+ *             (or, with [lava] artifacts_dir, a directory the operator serves)
+ *   submit    POST /api/v0.2/jobs/; while LAVA does not answer, the boot
+ *             waits (lava_jobs.state "waiting") and tries again every
+ *             poll_interval, up to submit_wait (0: for as long as it takes)
+ *   follow    GET /api/v0.2/jobs/N/ every poll_interval: state and health
+ *             go to lava_jobs; a job waiting past queue_timeout for a
+ *             device, or running past job_timeout and a minute, is
+ *             cancelled and the boot is an infra-error; a bugbridge cancel
+ *             (or SIGTERM, or a lost lease) cancels the LAVA job
+ *   read      GET /api/v0.2/jobs/N/logs/: kept as <variant>-lava-*.log; its
+ *             "target" lines are the console (lavadef.c), kept within
+ *             max_console as a local boot's is
+ *   judge     lava_judge (lavadef.c): a kernel that never started, or a
+ *             lab failure mid-boot, is an infra-error (retried, never the
+ *             patch's); a panic or a QEMU exit is the console's to explain
+ *
+ * The lava_jobs row (schema 0011) is what the job page and the comment show.
+ */
+#include "runner.h"
+#include "xalloc.h"
+#include "config.h"
+#include "httpc.h"
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+DB_SQL(sql_lava_add,
+       "INSERT INTO lava_jobs (job_id, attempt, variant, boot, state, created_at)"
+       " VALUES (?, ?, ?, ?, 'waiting', ?)");
+DB_SQL(sql_lava_submitted,
+       "UPDATE lava_jobs SET lava_id = ?, url = ?, state = 'Submitted', submitted_at = ?"
+       " WHERE id = ?");
+DB_SQL(sql_lava_state,
+       "UPDATE lava_jobs SET state = ?, health = nullif(?, ''), device = nullif(?, '')"
+       " WHERE id = ?");
+DB_SQL(sql_lava_outcome, "UPDATE lava_jobs SET outcome = ?, finished_at = ? WHERE id = ?");
+DB_SQL(sql_lava_art_add,
+       "INSERT INTO artifacts (token, job_id, dir, expires_at) VALUES (?, ?, ?, ?)");
+DB_SQL(sql_lava_art_del, "DELETE FROM artifacts WHERE token = ?");
+
+struct lava {
+	struct run *r;
+	struct httpc http;
+	struct buf base;		/* [lava] url without the final '/' */
+	struct buf auth;		/* "Authorization: Token ..." */
+	sqlite3_int64 row;		/* lava_jobs.id */
+	long long id;			/* LAVA's job id, 0: not submitted */
+	char token[65];			/* artifacts */
+	struct buf dir;			/* the published files */
+	bool row_art;			/* an artifacts row to withdraw */
+	/* the LAVA job as last seen */
+	char state[32], health[32], device[128];
+	struct buf failure;
+};
+
+bool lava_enabled(void)
+{
+	return !strcmp(cfg_str("runner.backend"), "lava");
+}
+
+static double now_real(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+/* Sleep seconds, keeping the lease; false when the job is to stop. */
+static bool nap(struct run *r, long seconds)
+{
+	for (long i = 0; i < (seconds > 0 ? seconds : 1); i++) {
+		if (stage_interrupted(r))
+			return false;
+		sleep(1);
+	}
+	return !stage_interrupted(r);
+}
+
+/* ---- the lava_jobs row ---- */
+
+static void row_add(struct lava *l, const struct variant *v, const struct boot *b)
+{
+	sqlite3_stmt *st = db_stmt(l->r->db, sql_lava_add);
+	struct buf name = BUF_INIT;
+
+	if (!st)
+		return;
+	buf_addstr(&name, b->sb->name);
+	if (b->only)
+		buf_addf(&name, "/%s", b->only);
+	sqlite3_bind_int64(st, 1, l->r->job->id);
+	sqlite3_bind_int(st, 2, l->r->job->attempt);
+	db_bind_text(st, 3, v->name);
+	db_bind_text(st, 4, name.ptr);
+	sqlite3_bind_double(st, 5, now_real());
+	if (!db_step_done(l->r->db, st))
+		l->row = db_last_id(l->r->db);
+	buf_release(&name);
+}
+
+static void row_submitted(struct lava *l, const char *url)
+{
+	sqlite3_stmt *st = db_stmt(l->r->db, sql_lava_submitted);
+
+	if (!st)
+		return;
+	sqlite3_bind_int64(st, 1, l->id);
+	db_bind_text(st, 2, url);
+	sqlite3_bind_double(st, 3, now_real());
+	sqlite3_bind_int64(st, 4, l->row);
+	db_step_done(l->r->db, st);
+}
+
+static void row_state(struct lava *l)
+{
+	sqlite3_stmt *st = db_stmt(l->r->db, sql_lava_state);
+
+	if (!st)
+		return;
+	db_bind_text(st, 1, l->state);
+	db_bind_text(st, 2, !strcmp(l->health, "Unknown") ? "" : l->health);
+	db_bind_text(st, 3, l->device);
+	sqlite3_bind_int64(st, 4, l->row);
+	db_step_done(l->r->db, st);
+}
+
+static void row_outcome(struct lava *l, const char *outcome)
+{
+	sqlite3_stmt *st = db_stmt(l->r->db, sql_lava_outcome);
+
+	if (!st)
+		return;
+	db_bind_text(st, 1, outcome);
+	sqlite3_bind_double(st, 2, now_real());
+	sqlite3_bind_int64(st, 3, l->row);
+	db_step_done(l->r->db, st);
+}
+
+/* ---- publishing the files ---- */
+
+static int copy_file(const char *from, const char *to)
+{
+	char chunk[65536];
+	int in, out, ret = -1;
+	ssize_t n = 0;
+
+	if (!link(from, to))
+		return 0;
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	while (in >= 0 && out >= 0 && (n = read(in, chunk, sizeof(chunk))) > 0)
+		if (write(out, chunk, n) != n)
+			break;
+	if (in >= 0 && out >= 0 && n == 0)
+		ret = 0;
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out))
+		ret = -1;
+	return ret;
+}
+
+static int publish(struct lava *l, const struct variant *v, const struct boot *b,
+		   struct buf *url)
+{
+	unsigned char rnd[32];
+	struct buf path = BUF_INIT, err = BUF_INIT;
+	const char *art_dir = cfg_str("lava.artifacts_dir"), *art_url = cfg_str("lava.artifacts_url");
+	int ret = -1;
+
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+		buf_addf(&l->r->infra, "no random bytes for an artifacts token: %s", strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < 32; i++)
+		sprintf(l->token + 2 * i, "%02x", rnd[i]);
+	if (*art_dir)
+		buf_addf(&l->dir, "%s/%s", art_dir, l->token);
+	else
+		buf_addf(&l->dir, "%s/lava-%lld", v->dir, (long long)l->row);
+	if (*art_url)
+		buf_addf(url, "%s/%s", art_url, l->token);
+	else
+		buf_addf(url, "%s/artifacts/%s", cfg_str("web.base_url"), l->token);
+	while (url->len > 1 && url->ptr[url->len - 1] == '/' && url->ptr[url->len - 2] == '/')
+		buf_setlen(url, url->len - 1);
+	if (mkdir_p(l->dir.ptr, 0755)) {
+		buf_addf(&l->r->infra, "cannot create '%s': %s", l->dir.ptr, strerror(errno));
+		goto out;
+	}
+	buf_addf(&path, "%s/bzImage", l->dir.ptr);
+	if (copy_file(b->kernel, path.ptr))
+		goto fail;
+	buf_reset(&path);
+	buf_addf(&path, "%s/initramfs.cpio", l->dir.ptr);
+	if (copy_file(b->initrd, path.ptr))
+		goto fail;
+	if (scenario_make_images(b->sb, l->dir.ptr, &err)) {
+		buf_addf(&l->r->infra, "cannot make the disk images: %s", err.ptr);
+		goto out;
+	}
+	ret = *art_dir ? 0 : -2;
+	goto out;
+fail:
+	buf_addf(&l->r->infra, "cannot publish '%s' for LAVA: %s", path.ptr, strerror(errno));
+out:
+	buf_release(&path);
+	buf_release(&err);
+	if (ret == -2) {	/* bugbridged serves the directory while the row lives */
+		sqlite3_stmt *st = db_stmt(l->r->db, sql_lava_art_add);
+		ret = -1;
+		if (st) {
+			db_bind_text(st, 1, l->token);
+			sqlite3_bind_int64(st, 2, l->r->job->id);
+			db_bind_text(st, 3, l->dir.ptr);
+			sqlite3_bind_int64(st, 4, (sqlite3_int64)time(NULL) +
+					   cfg_int("lava.queue_timeout") + cfg_int("lava.job_timeout") + 600);
+			if (!db_step_done(l->r->db, st)) {
+				l->row_art = true;
+				ret = 0;
+			}
+		}
+		if (ret)
+			buf_addstr(&l->r->infra, "cannot record the artifacts for LAVA");
+	}
+	return ret;
+}
+
+static void withdraw(struct lava *l)
+{
+	sqlite3_stmt *st;
+
+	if (l->row_art && (st = db_stmt(l->r->db, sql_lava_art_del))) {
+		db_bind_text(st, 1, l->token);
+		db_step_done(l->r->db, st);
+	}
+	if (l->dir.len && !getenv("BUGBRIDGE_KEEP_TREES"))
+		remove_tree(l->dir.ptr);
+}
+
+/* ---- talking to LAVA ---- */
+
+static int lava_init(struct lava *l, struct run *r)
+{
+	struct httpc_opts o = { .connect_timeout = 5, .timeout = 20 };
+	struct buf tok = BUF_INIT, err = BUF_INIT;
+	int ret = -1;
+
+	memset(l, 0, sizeof(*l));
+	l->r = r;
+	buf_init(&l->base, 0);
+	buf_init(&l->auth, 0);
+	buf_init(&l->dir, 0);
+	buf_init(&l->failure, 0);
+	o.max_response = 8 * (size_t)cfg_int("runner.max_console") + (16 << 20);
+	buf_addstr(&l->base, cfg_str("lava.url"));
+	while (l->base.len && l->base.ptr[l->base.len - 1] == '/')
+		buf_setlen(&l->base, l->base.len - 1);
+	if (!l->base.len) {
+		buf_addstr(&r->infra, "[runner] backend = lava but no [lava] url");
+		goto out;
+	}
+	if (config_secret(cfg, "lava.token", &tok, &err) || !tok.len) {
+		buf_addf(&r->infra, "no LAVA token ([lava] token or token_file)%s%s",
+			 err.len ? ": " : "", err.ptr);
+		goto out;
+	}
+	buf_addf(&l->auth, "Authorization: Token %s", tok.ptr);
+	if (httpc_init(&l->http, &o, &err)) {
+		buf_addf(&r->infra, "%s", err.ptr);
+		goto out;
+	}
+	ret = 0;
+out:
+	buf_release(&tok);
+	buf_release(&err);
+	return ret;
+}
+
+static void lava_release(struct lava *l)
+{
+	httpc_release(&l->http);
+	buf_release(&l->base);
+	buf_release(&l->auth);
+	buf_release(&l->dir);
+	buf_release(&l->failure);
+}
+
+/* One request: 0 with the answer in resp (any status), -1 none came. */
+static int call(struct lava *l, const char *method, const char *path, const char *body,
+		struct httpc_response *resp, struct buf *err)
+{
+	const char *headers[] = { l->auth.ptr, NULL };
+	struct buf url = BUF_INIT;
+	struct httpc_request req = { .method = method, .headers = headers, .body = body,
+				     .body_len = body ? strlen(body) : 0 };
+	int ret;
+
+	buf_addf(&url, "%s/api/v0.2/%s", l->base.ptr, path);
+	req.url = url.ptr;
+	buf_reset(err);
+	ret = httpc_do(&l->http, &req, resp, err);
+	buf_release(&url);
+	return ret;
+}
+
+/* Is the answer LAVA's considered refusal (4xx but timeouts and rate limits)? */
+static bool refused(const struct httpc_response *resp)
+{
+	return resp->status >= 400 && resp->status < 500 && resp->status != 408 &&
+	       resp->status != 429;
+}
+
+static long long first_job_id(const char *body)
+{
+	json_object *root = json_tokener_parse(body), *ids, *id;
+	long long ret = 0;
+
+	if (root && json_object_object_get_ex(root, "job_ids", &ids) &&
+	    json_object_is_type(ids, json_type_array) && json_object_array_length(ids) > 0 &&
+	    (id = json_object_array_get_idx(ids, 0)))
+		ret = json_object_get_int64(id);
+	json_object_put(root);
+	return ret;
+}
+
+/* POST the definition until LAVA takes it; 1 when interrupted. */
+static int submit(struct lava *l, const char *definition)
+{
+	json_object *o = json_object_new_object();
+	struct httpc_response resp = HTTPC_RESPONSE_INIT;
+	struct buf err = BUF_INIT, url = BUF_INIT;
+	double start = now_real();
+	long wait = cfg_int("lava.submit_wait");
+	bool said = false;
+	int ret = -1;
+
+	json_object_object_add(o, "definition", json_object_new_string(definition));
+	for (;;) {
+		int rc = call(l, "POST", "jobs/", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+			      &resp, &err);
+		if (!rc && resp.status / 100 == 2 && (l->id = first_job_id(resp.body.ptr)) > 0)
+			break;
+		if (!rc && refused(&resp)) {
+			buf_addf(&l->r->infra, "LAVA refused the job (HTTP %ld): %.300s",
+				 resp.status, resp.body.ptr);
+			goto out;
+		}
+		if (!said)
+			log_warn("runner: job %lld: LAVA does not take the job (%s); waiting",
+				 (long long)l->r->job->id, rc ? err.ptr : "bad answer");
+		said = true;
+		if (wait > 0 && now_real() - start > wait) {
+			buf_addf(&l->r->infra, "LAVA did not take the job for %ld s: %s", wait,
+				 rc ? err.ptr : resp.body.ptr);
+			goto out;
+		}
+		if (!nap(l->r, cfg_int("lava.poll_interval"))) {
+			ret = 1;
+			goto out;
+		}
+	}
+	buf_addf(&url, "%s/scheduler/job/%lld", l->base.ptr, l->id);
+	row_submitted(l, url.ptr);
+	log_info("runner: job %lld: LAVA job %s", (long long)l->r->job->id, url.ptr);
+	ret = 0;
+out:
+	json_object_put(o);
+	httpc_response_release(&resp);
+	buf_release(&err);
+	buf_release(&url);
+	return ret;
+}
+
+static void copy_field(json_object *root, const char *key, char *dst, size_t size)
+{
+	json_object *v;
+	const char *s = json_object_object_get_ex(root, key, &v) && v ?
+			json_object_get_string(v) : "";
+
+	snprintf(dst, size, "%s", s ? s : "");
+}
+
+/* GET the job; true when an answer came and was read (row updated on change). */
+static bool look(struct lava *l)
+{
+	struct httpc_response resp = HTTPC_RESPONSE_INIT;
+	struct buf err = BUF_INIT, path = BUF_INIT;
+	json_object *root = NULL, *v;
+	char state[32], health[32];
+	bool ok = false;
+
+	buf_addf(&path, "jobs/%lld/", l->id);
+	if (call(l, "GET", path.ptr, NULL, &resp, &err) || resp.status != 200 ||
+	    !(root = json_tokener_parse(resp.body.ptr)))
+		goto out;
+	copy_field(root, "state", state, sizeof(state));
+	copy_field(root, "health", health, sizeof(health));
+	copy_field(root, "actual_device", l->device, sizeof(l->device));
+	buf_reset(&l->failure);
+	if (json_object_object_get_ex(root, "failure_comment", &v) && v)
+		buf_addstr(&l->failure, json_object_get_string(v));
+	if (strcmp(state, l->state) || strcmp(health, l->health)) {
+		memcpy(l->state, state, sizeof(state));
+		memcpy(l->health, health, sizeof(health));
+		row_state(l);
+	}
+	ok = true;
+out:
+	json_object_put(root);
+	httpc_response_release(&resp);
+	buf_release(&err);
+	buf_release(&path);
+	return ok;
+}
+
+static void cancel(struct lava *l)
+{
+	struct httpc_response resp = HTTPC_RESPONSE_INIT;
+	struct buf err = BUF_INIT, path = BUF_INIT;
+
+	buf_addf(&path, "jobs/%lld/cancel/", l->id);
+	if (call(l, "POST", path.ptr, NULL, &resp, &err) || resp.status / 100 != 2)
+		log_warn("runner: cannot cancel LAVA job %lld: %s", l->id,
+			 err.len ? err.ptr : resp.body.ptr);
+	for (int i = 0; i < 30 && strcmp(l->state, "Finished"); i++) {
+		sleep(1);
+		look(l);
+	}
+	httpc_response_release(&resp);
+	buf_release(&err);
+	buf_release(&path);
+}
+
+/* Until the LAVA job is Finished: 0; 1 cancelled by us; -1 infra (r->infra). */
+static int follow(struct lava *l)
+{
+	double submitted = now_real(), running = 0;
+	long queue = cfg_int("lava.queue_timeout"), limit = cfg_int("lava.job_timeout") + 60;
+
+	for (;;) {
+		if (look(l) && !strcmp(l->state, "Finished"))
+			return 0;
+		if (!running && (!strcmp(l->state, "Running") || !strcmp(l->state, "Canceling")))
+			running = now_real();
+		if (!running && queue > 0 && now_real() - submitted > queue) {
+			cancel(l);
+			buf_addf(&l->r->infra, "LAVA job %lld waited %ld s for a %s device"
+				 " ([lava] queue_timeout)", l->id, queue, cfg_str("lava.device_type"));
+			return -1;
+		}
+		if (running && now_real() - running > limit) {
+			cancel(l);
+			buf_addf(&l->r->infra, "LAVA job %lld ran past [lava] job_timeout", l->id);
+			return -1;
+		}
+		if (!nap(l->r, cfg_int("lava.poll_interval"))) {
+			cancel(l);
+			return 1;
+		}
+	}
+}
+
+/* The job's log; waits while LAVA does not answer.  -1 interrupted or refused. */
+static int fetch_log(struct lava *l, struct buf *log)
+{
+	struct httpc_response resp = HTTPC_RESPONSE_INIT;
+	struct buf err = BUF_INIT, path = BUF_INIT;
+	int ret = -1;
+
+	buf_addf(&path, "jobs/%lld/logs/", l->id);
+	for (;;) {
+		int rc = call(l, "GET", path.ptr, NULL, &resp, &err);
+		if (!rc && resp.status == 200) {
+			buf_add(log, resp.body.ptr, resp.body.len);
+			ret = 0;
+			break;
+		}
+		if (!rc && refused(&resp)) {
+			buf_addf(&l->r->infra, "cannot read the log of LAVA job %lld (HTTP %ld)",
+				 l->id, resp.status);
+			break;
+		}
+		if (!nap(l->r, cfg_int("lava.poll_interval")))
+			break;
+	}
+	httpc_response_release(&resp);
+	buf_release(&err);
+	buf_release(&path);
+	return ret;
+}
+
+/* ---- one boot ---- */
+
+/* A real board ([lava] device_kind, auto: anything but device type qemu)? */
+static bool board_kind(void)
+{
+	const char *kind = cfg_str("lava.device_kind");
+
+	if (!strcmp(kind, "auto"))
+		return strcmp(cfg_str("lava.device_type"), "qemu") != 0;
+	return !strcmp(kind, "board");
+}
+
+static void lava_log_path(const struct boot *b, struct buf *out)
+{
+	const char *c = strstr(b->console_path, "-console-");
+
+	if (c)
+		buf_addf(out, "%.*s-lava-%s", (int)(c - b->console_path), b->console_path, c + 9);
+	else
+		buf_addf(out, "%s.lava", b->console_path);
+}
+
+/* The log's console into *console (within max_console) and the console log. */
+static int read_console(struct lava *l, struct boot *b, const struct buf *log,
+			struct buf *console, struct buf *cmd)
+{
+	struct buf text = BUF_INIT;
+	struct console cons;
+	int ret;
+
+	lava_log_console(log->ptr, log->len, &text, cmd);
+	console_init(&cons, cfg_int("runner.max_console"));
+	console_add(&cons, text.ptr, text.len);
+	b->console_cut = console_cut_bytes(&cons);
+	console_text(&cons, console);
+	console_release(&cons);
+	buf_release(&text);
+	ret = joblog_write(l->r, b->console_path, false, console->ptr, console->len);
+	return ret;
+}
+
+/* After the LAVA job finished: the boot's results, or r->infra. */
+static int judge(struct lava *l, struct boot *b, const struct buf *console, const char *cmd)
+{
+	enum lava_end end;
+
+	if (cmd && lava_cmd_has_network(cmd)) {
+		buf_addf(&l->r->infra, "LAVA device %s gives the guest a network (its QEMU command"
+			 " line: %.200s); the device dictionary must not", l->device, cmd);
+		return -1;
+	}
+	end = lava_judge(l->health, l->failure.ptr, console->ptr);
+	if (end == LAVA_END_INFRA || end == LAVA_END_CANCELED) {
+		buf_addf(&l->r->infra, "LAVA job %lld ended %s%s on %s%s%s", l->id, l->health,
+			 end == LAVA_END_CANCELED ? " (cancelled in LAVA)" :
+			 strstr(console->ptr, "Linux version") ? "" : " before the kernel started",
+			 *l->device ? l->device : "no device", l->failure.len ? ": " : "",
+			 l->failure.ptr);
+		return -1;
+	}
+	b->timed_out = end == LAVA_END_TIMEOUT;
+	b->exit_code = strcmp(l->health, "Complete") ? 1 : 0;
+	return 0;
+}
+
+int lava_boot(struct run *r, struct variant *v, struct boot *b, struct buf *console)
+{
+	struct lava l;
+	struct lava_def d = { 0 };
+	struct buf url = BUF_INIT, def = BUF_INIT, append = BUF_INIT, name = BUF_INIT;
+	struct buf log = BUF_INIT, path = BUF_INIT, cmd = BUF_INIT;
+	double start = now_real();
+	int ret = -1, rc;
+
+	if (lava_init(&l, r))
+		goto out;
+	row_add(&l, v, b);
+	if (publish(&l, v, b, &url))
+		goto out;
+	d.board = board_kind();
+	scenario_append(b->sb, b->only, &append);
+	for (int i = 0, n = 0; d.board && i < b->sb->ntests; i++)
+		if (b->sb->emulated[i])	/* needs QEMU's devices: the guest says SKIP */
+			buf_addf(&append, "%s%s", n++ ? "," : " bbsuite.skip=", b->sb->tests[i]);
+	d.boot_method = *cfg_str("lava.boot_method") ? cfg_str("lava.boot_method") : "ipxe";
+	buf_addf(&name, "bugbridge job %lld %s %s%s%s", (long long)r->job->id, v->name,
+		 b->sb->name, b->only ? " " : "", b->only ? b->only : "");
+	buf_addf(&path, "%s/bzImage", url.ptr);
+	d.kernel_url = xstrdup(path.ptr);
+	buf_reset(&path);
+	buf_addf(&path, "%s/initramfs.cpio", url.ptr);
+	d.ramdisk_url = path.ptr;
+	d.images_url = url.ptr;
+	d.job_name = name.ptr;
+	d.device_type = cfg_str("lava.device_type");
+	d.priority = cfg_str("lava.priority");
+	d.visibility = cfg_str("lava.visibility");
+	d.job_timeout = cfg_int("lava.job_timeout");
+	d.test_timeout = b->sb->timeout && b->sb->timeout < cfg_int("runner.boot_timeout")
+			 ? b->sb->timeout : cfg_int("runner.boot_timeout");
+	d.append = append.ptr;
+	d.sb = b->sb;
+	lava_definition(&d, &def);
+	free((char *)d.kernel_url);
+	rc = submit(&l, def.ptr);
+	if (!rc)
+		rc = follow(&l);
+	if (rc > 0 || (!rc && fetch_log(&l, &log) && r->cancel))
+		b->cancelled = true;
+	if (rc || b->cancelled) {
+		row_outcome(&l, b->cancelled ? "cancelled" : "infra-error");
+		ret = b->cancelled ? 0 : -1;
+		goto out;
+	}
+	if (!r->infra.len) {
+		buf_reset(&path);
+		lava_log_path(b, &path);
+		if (!joblog_write(r, path.ptr, false, log.ptr, log.len) &&
+		    !read_console(&l, b, &log, console, &cmd) && !judge(&l, b, console, cmd.ptr))
+			ret = 0;
+	}
+	b->seconds = now_real() - start;
+	row_outcome(&l, ret ? "infra-error" : b->timed_out ? "timeout" : "ran");
+out:
+	withdraw(&l);
+	lava_release(&l);
+	buf_release(&url);
+	buf_release(&def);
+	buf_release(&append);
+	buf_release(&name);
+	buf_release(&log);
+	buf_release(&path);
+	buf_release(&cmd);
+	return ret;
+}
