@@ -442,7 +442,9 @@ static void cancel(struct lava *l)
 	struct buf err = BUF_INIT, path = BUF_INIT;
 
 	buf_addf(&path, "jobs/%lld/cancel/", l->id);
-	if (call(l, "POST", path.ptr, NULL, &resp, &err) || resp.status / 100 != 2)
+	/* 2023.01 takes GET (lava_rest_app/v02/views.py); later versions POST */
+	if ((!call(l, "POST", path.ptr, NULL, &resp, &err) && resp.status == 405 &&
+	     call(l, "GET", path.ptr, NULL, &resp, &err)) || resp.status / 100 != 2)
 		log_warn("runner: cannot cancel LAVA job %lld: %s", l->id,
 			 err.len ? err.ptr : resp.body.ptr);
 	for (int i = 0; i < 30 && strcmp(l->state, "Finished"); i++) {

@@ -17,7 +17,9 @@
  * The log is LAVA 2023.01's: one "- {dt, lvl, msg}" flow mapping a line,
  * every scalar double-quoted (lava_common/log.py dumps with
  * default_style='"').  The serial console is the lines whose lvl is
- * "target"; we decode those strings ourselves and do not read LAVA's
+ * "target", and "feedback" for what the connection read while LAVA was not
+ * expecting anything (the line that ended a monitor can land there), in
+ * the log's order; we decode those strings ourselves and do not read LAVA's
  * own test results, which flatten subtests and call "# SKIP" a pass.
  */
 #include "runner.h"
@@ -257,7 +259,8 @@ int lava_log_console(const char *log, size_t len, struct buf *console, struct bu
 		const char *lvl = memmem(p, eol - p, "\"lvl\": \"", 8);
 		const char *msg = memmem(p, eol - p, MSG_KEY, strlen(MSG_KEY));
 
-		if (lvl && msg && !strncmp(lvl + 8, "target\"", 7)) {
+		if (lvl && msg && (!strncmp(lvl + 8, "target\"", 7) ||
+				   !strncmp(lvl + 8, "feedback\"", 9))) {
 			dquoted(msg + strlen(MSG_KEY), eol, console);
 			buf_addch(console, '\n');
 			lines++;

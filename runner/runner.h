@@ -458,7 +458,8 @@ struct lava_def {
 /* The job definition (JSON, which LAVA reads as YAML) into out. */
 void lava_definition(const struct lava_def *d, struct buf *out);
 /*
- * From a LAVA 2023.01 job log: the serial console (the "target" lines, one
+ * From a LAVA 2023.01 job log: the serial console (the "target" and
+ * "feedback" lines, one
  * per line) appended to console, the QEMU command line to boot_cmd (if not
  * NULL).  Returns the number of console lines.
  */

@@ -12,6 +12,7 @@
 #                       online.  $LAVA is the server's URL, $LAVA_TOKEN_FILE
 #                       holds the API token.
 #   lava_web_stop / lava_web_start   take the web/API down and up again
+#   lava_worker_stop / lava_worker_start   the worker (its device goes with it)
 #   lava_api PATH       GET $LAVA/api/v0.2/PATH with the token
 #
 # The device dictionary replaces the qemu template's options block: the
@@ -109,6 +110,17 @@ lava_web_stop() {
 	while [ $_i -lt 50 ] && curl -s -o /dev/null "$LAVA/"; do sleep 0.2; _i=$((_i + 1)); done
 }
 
+lava_worker_start() {
+	bg lava_worker lava-worker --url "$LAVA/" --name "$LAVA_WORKER" \
+		--token "$(cat "$LAVA_STATE/worker-token")" --ping-interval 2 \
+		--job-log-interval 1 --level DEBUG --log-file "$TMP/lava-worker.log"
+	LAVA_WORKER_PID=$PID_lava_worker
+}
+
+lava_worker_stop() {
+	kill "$LAVA_WORKER_PID" 2>/dev/null && wait "$LAVA_WORKER_PID" 2>/dev/null
+}
+
 lava_api() {
 	curl -s -H "Authorization: Token $(cat "$LAVA_TOKEN_FILE")" "$LAVA/api/v0.2/$1"
 }
@@ -125,8 +137,17 @@ _lava_cleanup() {
 
 lava_up() {
 	trap 'bb_cleanup; _lava_cleanup' EXIT
+	# one lab per machine: its device and worker are shared (prove -j)
+	mkdir -p "$LAVA_STATE"
+	exec 9>"$LAVA_STATE/lock"
+	flock 9
 	_lava_pg_up || return 1
 	_lava_setup_once || { diag "LAVA setup failed"; return 1; }
+	# a test killed mid-job leaves its LAVA job holding the device: end it
+	for _j in $(runuser -u postgres -- psql lavaserver -tAc \
+		"SELECT id FROM lava_scheduler_app_testjob WHERE state <> 5" 2>/dev/null); do
+		lava-server manage jobs fail "$_j" >/dev/null 2>&1
+	done
 	_lava_dictionary
 	_lava_settings
 	LAVA_PORT=$(free_port)
@@ -137,9 +158,7 @@ lava_up() {
 		--host 127.0.0.1 --port "$(free_port)"
 	bg lava_scheduler lava-server manage lava-scheduler \
 		--event-url "tcp://127.0.0.1:$LAVA_EVENT_PORT"
-	bg lava_worker lava-worker --url "$LAVA/" --name "$LAVA_WORKER" \
-		--token "$(cat "$LAVA_STATE/worker-token")" --ping-interval 2 \
-		--job-log-interval 1 --level DEBUG --log-file "$TMP/lava-worker.log"
+	lava_worker_start
 	_i=0
 	while [ $_i -lt 120 ]; do
 		[ "$(lava_json "workers/$LAVA_WORKER/" 'd["state"]' 2>/dev/null)" = Online ] &&

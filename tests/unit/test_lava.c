@@ -26,8 +26,10 @@ static const char log_text[] =
 	"- {\"dt\": \"2026-12-04T17:18:55.4\", \"lvl\": \"target\", \"msg\": \"# a \\\"quote\\\","
 	" a tab\\there, \\\\ and \\xe9\\u2192\"}\n"
 	"- {\"dt\": \"2026-12-04T17:18:55.5\", \"lvl\": \"target\", \"msg\": \"ok 1 - x # SKIP n\"}\n"
-	"- {\"dt\": \"2026-12-04T17:18:55.6\", \"lvl\": \"target\", \"msg\": \"# bbsuite exit"
-	" status 0\"}\n";
+	/* the line that ends a monitor can come as feedback */
+	"- {\"dt\": \"2026-12-04T17:18:55.6\", \"lvl\": \"feedback\", \"msg\": \"# bbsuite exit"
+	" status 0\", \"ns\": \"common\"}\n"
+	"- {\"dt\": \"2026-12-04T17:18:55.7\", \"lvl\": \"info\", \"msg\": \"Job finished\"}\n";
 
 static void test_log_console(void **state)
 {
