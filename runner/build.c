@@ -97,6 +97,8 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 	int rc, ret = -1;
 
 	buf_addf(&log_path, "%s/%s-build.log", v->logs, v->name);
+	/* [runner] parallel jobs share the CPUs (claim.c) */
+	ncpu /= cfg_int("runner.parallel") > 1 ? cfg_int("runner.parallel") : 1;
 	buf_addf(&jobs, "-j%ld", ncpu > 0 ? ncpu : 1);
 	argv[1] = jobs.ptr;
 	/*
@@ -140,7 +142,7 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 		ret = make_failed(r, log_path.ptr, why);
 		goto out;
 	}
-	log_info("runner: %s: built in %.1f s", v->name, ch.seconds);
+	log_info("runner: %s: built in %.1f s (make %s)", v->name, ch.seconds, jobs.ptr);
 	v->build_seconds = ch.seconds;
 	ret = 0;
 out:

@@ -7,6 +7,14 @@
  *   (neither)  claim, run, repeat; when the queue is empty, sleep until a
  *              job is queued (wake.h)
  *
+ * [runner] parallel = N (N > 1, not with --job or --warm) forks N workers, each
+ * with its own database connection, running this loop (with --once: one
+ * job each, so up to N at once).  Claims are exclusive, so they never take
+ * the same job; every job has its own directory and its own QEMU, and what
+ * they share in the cache is made safe where it is written (the baseline
+ * under a lock, seeds and suite builds renamed into place); build.c gives
+ * each make -j CPUs/N.  The parent only waits, and passes SIGTERM on.
+ *
  * The exit code is ours, never the verdict's: 0 when the runner did its
  * work (whatever the job's verdict), 1 when it could not (database gone,
  * --job naming a job that is not queued).  SIGTERM stops the child in
@@ -17,9 +25,14 @@
 #include "config.h"
 #include "log.h"
 #include "wake.h"
+#include "xalloc.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void runner_name(struct buf *out)
@@ -34,8 +47,8 @@ static void runner_name(struct buf *out)
 	buf_addf(out, "%s:%d", host, (int)getpid());
 }
 
-int runner_main(struct db *db, const struct runner_opts *opts,
-		const volatile sig_atomic_t *stop)
+static int runner_loop(struct db *db, const struct runner_opts *opts,
+		       const volatile sig_atomic_t *stop)
 {
 	struct buf name = BUF_INIT;
 	struct wake wake;
@@ -81,4 +94,72 @@ int runner_main(struct db *db, const struct runner_opts *opts,
 	wake_close(&wake);
 	buf_release(&name);
 	return ret;
+}
+
+/* One worker: its own connection (an SQLite one must not cross a fork). */
+static void worker(const char *path, const struct runner_opts *opts,
+		   const volatile sig_atomic_t *stop)
+{
+	struct db db = { 0 };
+	struct buf err = BUF_INIT;
+	int ret = 1;
+
+	if (db_open(&db, path, &err)) {
+		error("runner: cannot open '%s': %s", path, err.ptr);
+	} else {
+		ret = runner_loop(&db, opts, stop);
+		db_close(&db);
+	}
+	buf_release(&err);
+	log_close();
+	_exit(ret);
+}
+
+static int fleet(struct db *db, const struct runner_opts *opts,
+		 const volatile sig_atomic_t *stop, int n)
+{
+	pid_t *pids = xcalloc(n, sizeof(*pids));
+	int alive = 0, ret = 0, status;
+	bool passed_on = false;
+
+	log_info("runner: %d workers ([runner] parallel)", n);
+	for (int i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0)
+			worker(db->path, opts, stop);
+		if (pids[i] < 0) {
+			error("runner: cannot fork a worker: %s", strerror(errno));
+			ret = 1;
+			break;
+		}
+		alive++;
+	}
+	while (alive > 0) {
+		pid_t pid = waitpid(-1, &status, 0);
+		if (pid < 0 && errno != EINTR)
+			break;
+		if (pid > 0) {
+			alive--;
+			if (!WIFEXITED(status) || WEXITSTATUS(status))
+				ret = 1;
+		}
+		if (*stop && !passed_on) {
+			for (int i = 0; i < n; i++)
+				if (pids[i] > 0)
+					kill(pids[i], SIGTERM);
+			passed_on = true;
+		}
+	}
+	free(pids);
+	return ret;
+}
+
+int runner_main(struct db *db, const struct runner_opts *opts,
+		const volatile sig_atomic_t *stop)
+{
+	long n = cfg_int("runner.parallel");
+
+	if (n > 1 && !opts->job_id && !opts->warm)
+		return fleet(db, opts, stop, (int)n);
+	return runner_loop(db, opts, stop);
 }
