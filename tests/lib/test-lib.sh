@@ -81,7 +81,7 @@ wait_port() {
 # bg NAME COMMAND...: start a process in the background, log to $TMP/NAME.log.
 bg() {
 	_name=$1; shift
-	"$@" >"$TMP/$_name.log" 2>&1 &
+	"$@" >"$TMP/$_name.log" 2>&1 9>&- &	# fd 9: lava-lib.sh's lock, never inherited
 	BB_PIDS="$BB_PIDS $!"
 	eval "PID_$_name=$!"
 }
