@@ -46,9 +46,10 @@ is "sr-capacity: FAIL->PASS" \
 like "stock 6.1 through LAVA fails naming sr-capacity" \
 	"$(job_field $id verdict_detail | tr '\n' ' ')" \
 	"baseline: fail: .*sr-capacity: failed 3/3"
-is "every boot became a LAVA job that ran: 2 suite boots, 2 re-runs" \
-	"$(sql "SELECT count(*) FROM lava_jobs WHERE job_id = $id AND state = 'Finished'
-		AND outcome = 'ran' AND url LIKE '$LAVA/scheduler/job/%'")" "4"
+is "every boot (patched, baseline, any re-run) became a LAVA job that ran" \
+	"$(sql "SELECT count(DISTINCT variant) = 2 AND count(*) = sum(state = 'Finished'
+		AND outcome = 'ran' AND url LIKE '$LAVA/scheduler/job/%')
+		FROM lava_jobs WHERE job_id = $id")" "1"
 is "on the lab's QEMU device" \
 	"$(sql "SELECT DISTINCT device FROM lava_jobs WHERE job_id = $id")" "$LAVA_DEVICE"
 lid=$(sql "SELECT lava_id FROM lava_jobs WHERE job_id = $id AND variant = 'patched' AND boot = 'all'")

@@ -65,7 +65,7 @@ is "with the worker back: the real verdict" "$(job_field $id verdict)" "fail"
 like "stock 6.1 through LAVA fails naming sr-capacity" "$(job_field $id verdict_detail)" \
 	"sr-capacity: failed 3/3"
 is "each boot was one LAVA job, submitted once" \
-	"$(sql "SELECT count(*), count(DISTINCT lava_id) FROM lava_jobs WHERE job_id = $id")" "4|4"
+	"$(sql "SELECT count(*) = count(DISTINCT lava_id) FROM lava_jobs WHERE job_id = $id")" "1"
 
 # 2. a kernel that panics
 id=$(bb job add --bug 9370 --patch "$BB_SRC/tests/data/runner/panic-at-boot.patch" 2>/dev/null)
