@@ -22,6 +22,7 @@
  * the log's order; we decode those strings ourselves and do not read LAVA's
  * own test results, which flatten subtests and call "# SKIP" a pass.
  */
+#include "hex.h"
 #include "runner.h"
 #include "xalloc.h"
 
@@ -166,17 +167,6 @@ void lava_definition(const struct lava_def *d, struct buf *out)
 }
 
 /* ---- the log ---- */
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 static void add_utf8(struct buf *out, unsigned long cp)
 {

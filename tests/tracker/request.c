@@ -7,6 +7,7 @@
  * list.  Bugzilla 5.0/5.2 do not read the X-BUGZILLA-API-KEY header, so
  * neither do we.
  */
+#include "hex.h"
 #include "standin.h"
 
 #include <stdarg.h>
@@ -113,17 +114,6 @@ struct json_object *sa_param_list(struct sa_req *r, const char *name, bool split
 		add_item(list, v, split);
 	}
 	return list;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 static void form_unescape(struct buf *out, const char *s, size_t len)
