@@ -76,7 +76,9 @@ for line in open(scen):
     elif t[0] == "qemu":
         qemu += [a.replace("@qdisk@", images + "/qdisk.img").replace("@cdbig@", images + "/cdbig.img")
                  .replace("@cdsmall@", images + "/cdsmall.img") for a in t[1:]]
-argv = ["qemu-system-x86_64", "-accel", "tcg", "-m", "512", "-smp", "1", "-nographic",
+argv = ["qemu-system-x86_64", "-accel", "tcg", "-m", "512", "-smp", "1",
+        # the runner's machine: no default devices, no network
+        "-nodefaults", "-nic", "none", "-display", "none", "-serial", "stdio", "-monitor", "none",
         "-no-reboot", "-kernel", os.path.join(jobdir, "patched/tree/out/arch/x86/boot/bzImage"),
         "-initrd", os.path.join(jobdir, "initramfs.cpio"), "-append",
         " ".join(["console=ttyS0", "panic=-1", "oops=panic", "loglevel=7"] + cmdline)] + qemu

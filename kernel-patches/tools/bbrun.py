@@ -167,8 +167,10 @@ def main():
     if a.only:
         cmdline.append("bbsuite.only=" + a.only)
     log = os.path.join(work, "console.log")
-    argv = [a.qemu, "-accel", a.accel, "-m", "512", "-smp", "1", "-nographic",
-            "-no-reboot", "-kernel", os.path.abspath(a.kernel), "-initrd", initrd,
+    # the runner's machine: no default devices, no network (guest-no-network)
+    argv = [a.qemu, "-accel", a.accel, "-m", "512", "-smp", "1", "-nodefaults",
+            "-nic", "none", "-display", "none", "-no-reboot",
+            "-kernel", os.path.abspath(a.kernel), "-initrd", initrd,
             "-append", " ".join(cmdline)] + qargs + \
            ["-serial", "file:" + log, "-monitor", "none"]
     t0 = time.monotonic()
