@@ -28,6 +28,31 @@ void sa_get_time(struct sa_req *r)
 
 DB_SQL(sql_keyword_names, "SELECT name FROM sa_keywords ORDER BY name");
 
+/* The answer of GET /rest/field/bug/<name>: one field with its values, in
+ * the shape every field of Bugzilla 5.2 has. */
+static void reply_field(struct sa_req *r, int id, const char *name, const char *display,
+			int type, struct json_object *values)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *f = json_object_new_object();
+	struct json_object *fields = json_object_new_array();
+
+	json_object_object_add(f, "id", json_object_new_int(id));
+	json_object_object_add(f, "name", json_object_new_string(name));
+	json_object_object_add(f, "display_name", json_object_new_string(display));
+	json_object_object_add(f, "type", json_object_new_int(type));
+	json_object_object_add(f, "is_custom", json_object_new_boolean(0));
+	json_object_object_add(f, "is_mandatory", json_object_new_boolean(0));
+	json_object_object_add(f, "is_on_bug_entry", json_object_new_boolean(0));
+	json_object_object_add(f, "visibility_field", NULL);
+	json_object_object_add(f, "visibility_values", json_object_new_array());
+	json_object_object_add(f, "value_field", NULL);
+	json_object_object_add(f, "values", values);
+	json_object_array_add(fields, f);
+	json_object_object_add(o, "fields", fields);
+	sa_reply(r, 200, o);
+}
+
 /*
  * The keywords field, as Bugzilla 5.2 lists it: every active keyword as
  * {"name", "description"} (Bugzilla::WebService::Bug::_legal_field_values).
@@ -35,8 +60,7 @@ DB_SQL(sql_keyword_names, "SELECT name FROM sa_keywords ORDER BY name");
 static void keywords_field(struct sa_req *r, bool values_only)
 {
 	sqlite3_stmt *st = db_stmt(&r->st->db, sql_keyword_names);
-	struct json_object *o = json_object_new_object(), *values = json_object_new_array();
-	struct json_object *f, *fields;
+	struct json_object *o, *values = json_object_new_array();
 
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		const char *k = (const char *)sqlite3_column_text(st, 0);
@@ -54,33 +78,19 @@ static void keywords_field(struct sa_req *r, bool values_only)
 	if (st)
 		sqlite3_reset(st);
 	if (values_only) {
+		o = json_object_new_object();
 		json_object_object_add(o, "values", values);
 		sa_reply(r, 200, o);
 		return;
 	}
-	f = json_object_new_object();
-	json_object_object_add(f, "id", json_object_new_int(23));
-	json_object_object_add(f, "name", json_object_new_string("keywords"));
-	json_object_object_add(f, "display_name", json_object_new_string("Keywords"));
-	json_object_object_add(f, "type", json_object_new_int(8));
-	json_object_object_add(f, "is_custom", json_object_new_boolean(0));
-	json_object_object_add(f, "is_mandatory", json_object_new_boolean(0));
-	json_object_object_add(f, "is_on_bug_entry", json_object_new_boolean(0));
-	json_object_object_add(f, "visibility_field", NULL);
-	json_object_object_add(f, "visibility_values", json_object_new_array());
-	json_object_object_add(f, "value_field", NULL);
-	json_object_object_add(f, "values", values);
-	fields = json_object_new_array();
-	json_object_array_add(fields, f);
-	json_object_object_add(o, "fields", fields);
-	sa_reply(r, 200, o);
+	reply_field(r, 23, "keywords", "Keywords", 8, values);
 }
 
 void sa_get_field(struct sa_req *r, const char *name, bool values_only)
 {
 	bool status = !strcmp(name, "bug_status") || !strcmp(name, "status");
 	bool resolution = !strcmp(name, "resolution");
-	struct json_object *o, *f, *fields, *names;
+	struct json_object *o, *names;
 
 	if (!strcmp(name, "keywords")) {
 		keywords_field(r, values_only);
@@ -90,8 +100,8 @@ void sa_get_field(struct sa_req *r, const char *name, bool values_only)
 		sa_error(r, 108, "'%s' is not a valid field name.", name);
 		return;
 	}
-	o = json_object_new_object();
 	if (values_only) {
+		o = json_object_new_object();
 		if (resolution) {
 			names = sa_resolution_values(true);
 		} else {
@@ -102,24 +112,10 @@ void sa_get_field(struct sa_req *r, const char *name, bool values_only)
 		sa_reply(r, 200, o);
 		return;
 	}
-	f = json_object_new_object();
-	json_object_object_add(f, "id", json_object_new_int(status ? 9 : 10));
-	json_object_object_add(f, "name", json_object_new_string(status ? "bug_status"
-									: "resolution"));
-	json_object_object_add(f, "display_name", json_object_new_string(
-				       status ? "Status" : "Resolution"));
-	json_object_object_add(f, "type", json_object_new_int(2));
-	json_object_object_add(f, "is_custom", json_object_new_boolean(0));
-	json_object_object_add(f, "is_mandatory", json_object_new_boolean(0));
-	json_object_object_add(f, "is_on_bug_entry", json_object_new_boolean(0));
-	json_object_object_add(f, "visibility_field", NULL);
-	json_object_object_add(f, "visibility_values", json_object_new_array());
-	json_object_object_add(f, "value_field", NULL);
-	json_object_object_add(f, "values", status ? sa_status_values() : sa_resolution_values(false));
-	fields = json_object_new_array();
-	json_object_array_add(fields, f);
-	json_object_object_add(o, "fields", fields);
-	sa_reply(r, 200, o);
+	if (status)
+		reply_field(r, 9, "bug_status", "Status", 2, sa_status_values());
+	else
+		reply_field(r, 10, "resolution", "Resolution", 2, sa_resolution_values(false));
 }
 
 void sa_valid_login(struct sa_req *r)
