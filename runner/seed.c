@@ -10,7 +10,10 @@
  * nearest seed differs: another [runner] config_variant, a patches_dir with
  * other harness patches or only at another path (the key hashes each file
  * with its path), another kernel version.  A seed kept before the
- * parts were recorded gets them the first time a job uses it.
+ * parts were recorded gets them the first time a job uses it.  Each use
+ * also touches <key>.parts: when several seeds are equally near (a cache
+ * shared by checkouts at many paths), the one used last is named, which is
+ * the one the operator is most likely to recognise.
  */
 #include "runner.h"
 #include "config.h"
@@ -19,9 +22,12 @@
 #include "sha256.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The first 16 hex digits of a file's sha256 (its path not included). */
 static void file_hex(const char *path, struct buf *out)
@@ -86,8 +92,12 @@ int seed_parts_save(struct run *r, bool coverage)
 	int ret = 0;
 
 	buf_addf(&path, "%s/seed/%s.parts", r->cache, coverage ? r->seed_key_gcov : r->seed_key);
-	if (path_exists(path.ptr))
+	if (path_exists(path.ptr)) {
+		/* its time says when a job last used this seed */
+		if (utimensat(AT_FDCWD, path.ptr, NULL, 0))
+			ret = error("cannot touch '%s': %s", path.ptr, strerror(errno));
 		goto out;
+	}
 	seed_parts(r, coverage, &parts);
 	f = fopen(path.ptr, "w");
 	if (!f || fputs(parts.ptr, f) < 0 || fclose(f)) {
@@ -152,11 +162,17 @@ int seed_parts_diff(const char *ours, const char *theirs, struct buf *out)
 	return n;
 }
 
+static bool used_later(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
 void seed_explain(struct run *r, struct buf *why)
 {
 	struct buf dir = BUF_INIT, ours = BUF_INIT, theirs = BUF_INIT, path = BUF_INIT;
 	struct buf diff = BUF_INIT, best = BUF_INIT, best_key = BUF_INIT;
 	int seeds = 0, best_n = -1;
+	struct timespec best_used = { 0, 0 };
 	struct dirent *e;
 	DIR *d;
 
@@ -165,6 +181,7 @@ void seed_explain(struct run *r, struct buf *why)
 	d = opendir(dir.ptr);
 	while (d && (e = readdir(d))) {
 		size_t len = strlen(e->d_name);
+		struct stat st;
 		int n;
 
 		if (e->d_name[0] == '.' || strstr(e->d_name, ".tmp-"))
@@ -176,11 +193,13 @@ void seed_explain(struct run *r, struct buf *why)
 		buf_reset(&path);
 		buf_addf(&path, "%s/%s", dir.ptr, e->d_name);
 		buf_reset(&theirs);
-		if (buf_read_file(&theirs, path.ptr))
+		if (buf_read_file(&theirs, path.ptr) || stat(path.ptr, &st))
 			continue;
 		n = seed_parts_diff(ours.ptr, theirs.ptr, &diff);
-		if (best_n < 0 || n < best_n) {
+		if (best_n < 0 || n < best_n ||
+		    (n == best_n && used_later(&st.st_mtim, &best_used))) {
 			best_n = n;
+			best_used = st.st_mtim;
 			buf_reset(&best);
 			buf_addstr(&best, diff.ptr);
 			buf_reset(&best_key);

@@ -56,7 +56,17 @@ is "the runner exits 0 after the cancel" "$?" 0
 
 # The same patches at another path (another checkout): the key hashes each
 # file with its path, and the runner says that this is all that differs.
+# A cache shared by many checkouts holds seeds equally near (decoys made
+# earlier from other paths; eight, so that directory order alone would
+# seldom name ours): the one used last is named.
 cp -a "$KP" "$TMP/kp"
+decoys=$RUNNER_CACHE/seed/decoy-$$
+for i in 1 2 3 4 5 6 7 8; do
+	mkdir -p "$decoys-$i"
+	sed "s|^\[runner\] patches_dir	.*|[runner] patches_dir	/elsewhere/$i/kernel-patches|" \
+		"$RUNNER_CACHE/seed/$key.parts" >"$decoys-$i.parts"
+	touch -d '1 hour ago' "$decoys-$i.parts"
+done
 id=$(bb job add --bug 9370 --none 2>/dev/null)
 BUGBRIDGE_RUNNER_PATCHES_DIR=$TMP/kp "$BB_BUILD/bugbridge-runner" --once >"$TMP/path.log" 2>&1 &
 pid=$!
@@ -66,4 +76,5 @@ like "another checkout: the log names the path as the difference" "$(cat "$TMP/p
 bb job cancel $id >/dev/null
 wait $pid
 is "the runner exits 0 after the cancel" "$?" 0
+rm -rf "$decoys"-*
 done_testing
