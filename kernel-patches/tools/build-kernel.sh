@@ -20,7 +20,10 @@ command -v ccache >/dev/null 2>&1 && cc="ccache gcc"
 # sit at different places (the test cache, a developer's scratch) share
 # ccache entries.
 CCACHE_BASEDIR=$(dirname "$src")
-export CCACHE_BASEDIR
+# depend mode: the headers from kbuild's -MMD file, no second preprocessor
+# run on a miss (runner/build.c says what it saves)
+CCACHE_DEPEND=1
+export CCACHE_BASEDIR CCACHE_DEPEND
 jobs=$(nproc 2>/dev/null || echo 2)
 
 if [ ! -f "$out/.config" ] || [ "$out/.config" -ot "$1" ]; then
