@@ -18,7 +18,7 @@ done
 [ -f "$KSRC_TARBALL" ] || skip_all "no $KSRC_TARBALL (apt-get install linux-source-6.1)"
 [ -x /bin/busybox ] || skip_all "no /bin/busybox (apt-get install busybox-static)"
 
-plan 13
+plan 11
 
 # Build the suite on the host.
 if make -s -C "$KP/suite" O="$TMP/suite" >"$TMP/suite.log" 2>&1 && [ -x "$TMP/suite/bbsuite" ]; then
@@ -126,17 +126,11 @@ for variant in base srfix; do
 	else
 		not_ok "$what"; diag "$(cat "$TMP/expect-$variant" 2>/dev/null)"
 	fi
-	# The guest's clock is only as good as its TSC calibration, which a
-	# loaded TCG host can throw off (seen: 5 s of suite read as 41 s), so
-	# the bound is on the host's wall clock for the whole QEMU run, boot
-	# included; the guest's own figure is shown.
+	# How long it took is shown, not asserted: speed is measured by make
+	# bench (tools/bench-runner.sh: boot and suite), never by a test.
 	gt=$(guest_time "$TMP/run-$variant/ktap.txt" 2>/dev/null)
 	wall=$(sed -n 's/^# bbrun: wall \([0-9.]*\) s.*/\1/p' "$TMP/run-$variant.out" 2>/dev/null)
-	if [ -n "$wall" ] && python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 60 else 1)" "$wall"; then
-		ok "$variant: boot and suite take under 60 s (wall $wall s, guest ${gt:-?} s)"
-	else
-		not_ok "$variant: boot and suite take under 60 s (wall ${wall:-?} s, guest ${gt:-?} s)"
-	fi
+	diag "$variant: boot and suite took ${wall:-?} s wall, ${gt:-?} s guest time"
 done
 
 done_testing
