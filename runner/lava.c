@@ -12,7 +12,12 @@
  *             (or, with [lava] artifacts_dir, a directory the operator serves)
  *   submit    POST /api/v0.2/jobs/; while LAVA does not answer, the boot
  *             waits (lava_jobs.state "waiting") and tries again every
- *             poll_interval, up to submit_wait (0: for as long as it takes)
+ *             poll_interval, up to submit_wait (0: for as long as it takes).
+ *             A POST whose answer was lost (a dropped connection, a 5xx from
+ *             a proxy) may have been taken: each job name ends in a random
+ *             nonce, and before posting again the runner asks LAVA for a
+ *             job of that name and follows it if there is one, so a lost
+ *             answer never leaves a second LAVA job booting the same kernel
  *   follow    GET /api/v0.2/jobs/N/ every poll_interval: state and health
  *             go to lava_jobs; a job waiting past queue_timeout for a
  *             device, or running past job_timeout and a minute, is
@@ -55,9 +60,6 @@ DB_SQL(sql_lava_state,
        "UPDATE lava_jobs SET state = ?, health = nullif(?, ''), device = nullif(?, '')"
        " WHERE id = ?");
 DB_SQL(sql_lava_outcome, "UPDATE lava_jobs SET outcome = ?, finished_at = ? WHERE id = ?");
-DB_SQL(sql_lava_art_add,
-       "INSERT INTO artifacts (token, job_id, dir, expires_at) VALUES (?, ?, ?, ?)");
-DB_SQL(sql_lava_art_del, "DELETE FROM artifacts WHERE token = ?");
 
 struct lava {
 	struct run *r;
@@ -66,9 +68,8 @@ struct lava {
 	struct buf auth;		/* "Authorization: Token ..." */
 	sqlite3_int64 row;		/* lava_jobs.id */
 	long long id;			/* LAVA's job id, 0: not submitted */
-	char token[65];			/* artifacts */
-	struct buf dir;			/* the published files */
-	bool row_art;			/* an artifacts row to withdraw */
+	char nonce[17];			/* ends the job name: how to find it again */
+	struct lava_art art;		/* the published files */
 	/* the LAVA job as last seen */
 	char state[32], health[32], device[128];
 	struct buf failure;
@@ -158,106 +159,18 @@ static void row_outcome(struct lava *l, const char *outcome)
 	db_step_done(l->r->db, st);
 }
 
-/* ---- publishing the files ---- */
-
-static int copy_file(const char *from, const char *to)
+/* 64 random bits in hex, the end of the job's name (find_submitted). */
+static int make_nonce(struct lava *l)
 {
-	char chunk[65536];
-	int in, out, ret = -1;
-	ssize_t n = 0;
-
-	if (!link(from, to))
-		return 0;
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	while (in >= 0 && out >= 0 && (n = read(in, chunk, sizeof(chunk))) > 0)
-		if (write(out, chunk, n) != n)
-			break;
-	if (in >= 0 && out >= 0 && n == 0)
-		ret = 0;
-	if (in >= 0)
-		close(in);
-	if (out >= 0 && close(out))
-		ret = -1;
-	return ret;
-}
-
-static int publish(struct lava *l, const struct variant *v, const struct boot *b,
-		   struct buf *url)
-{
-	unsigned char rnd[32];
-	struct buf path = BUF_INIT, err = BUF_INIT;
-	const char *art_dir = cfg_str("lava.artifacts_dir"), *art_url = cfg_str("lava.artifacts_url");
-	int ret = -1;
+	unsigned char rnd[8];
 
 	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
-		buf_addf(&l->r->infra, "no random bytes for an artifacts token: %s", strerror(errno));
+		buf_addf(&l->r->infra, "no random bytes for a LAVA job name: %s", strerror(errno));
 		return -1;
 	}
-	for (int i = 0; i < 32; i++)
-		sprintf(l->token + 2 * i, "%02x", rnd[i]);
-	if (*art_dir)
-		buf_addf(&l->dir, "%s/%s", art_dir, l->token);
-	else
-		buf_addf(&l->dir, "%s/lava-%lld", v->dir, (long long)l->row);
-	if (*art_url)
-		buf_addf(url, "%s/%s", art_url, l->token);
-	else
-		buf_addf(url, "%s/artifacts/%s", cfg_str("web.base_url"), l->token);
-	while (url->len > 1 && url->ptr[url->len - 1] == '/' && url->ptr[url->len - 2] == '/')
-		buf_setlen(url, url->len - 1);
-	if (mkdir_p(l->dir.ptr, 0755)) {
-		buf_addf(&l->r->infra, "cannot create '%s': %s", l->dir.ptr, strerror(errno));
-		goto out;
-	}
-	buf_addf(&path, "%s/bzImage", l->dir.ptr);
-	if (copy_file(b->kernel, path.ptr))
-		goto fail;
-	buf_reset(&path);
-	buf_addf(&path, "%s/initramfs.cpio", l->dir.ptr);
-	if (copy_file(b->initrd, path.ptr))
-		goto fail;
-	if (scenario_make_images(b->sb, l->dir.ptr, &err)) {
-		buf_addf(&l->r->infra, "cannot make the disk images: %s", err.ptr);
-		goto out;
-	}
-	ret = *art_dir ? 0 : -2;
-	goto out;
-fail:
-	buf_addf(&l->r->infra, "cannot publish '%s' for LAVA: %s", path.ptr, strerror(errno));
-out:
-	buf_release(&path);
-	buf_release(&err);
-	if (ret == -2) {	/* bugbridged serves the directory while the row lives */
-		sqlite3_stmt *st = db_stmt(l->r->db, sql_lava_art_add);
-		ret = -1;
-		if (st) {
-			db_bind_text(st, 1, l->token);
-			sqlite3_bind_int64(st, 2, l->r->job->id);
-			db_bind_text(st, 3, l->dir.ptr);
-			sqlite3_bind_int64(st, 4, (sqlite3_int64)time(NULL) +
-					   cfg_int("lava.queue_timeout") + cfg_int("lava.job_timeout") + 600);
-			if (!db_step_done(l->r->db, st)) {
-				l->row_art = true;
-				ret = 0;
-			}
-		}
-		if (ret)
-			buf_addstr(&l->r->infra, "cannot record the artifacts for LAVA");
-	}
-	return ret;
-}
-
-static void withdraw(struct lava *l)
-{
-	sqlite3_stmt *st;
-
-	if (l->row_art && (st = db_stmt(l->r->db, sql_lava_art_del))) {
-		db_bind_text(st, 1, l->token);
-		db_step_done(l->r->db, st);
-	}
-	if (l->dir.len && !getenv("BUGBRIDGE_KEEP_TREES"))
-		remove_tree(l->dir.ptr);
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		sprintf(l->nonce + 2 * i, "%02x", rnd[i]);
+	return 0;
 }
 
 /* ---- talking to LAVA ---- */
@@ -272,7 +185,7 @@ static int lava_init(struct lava *l, struct run *r)
 	l->r = r;
 	buf_init(&l->base, 0);
 	buf_init(&l->auth, 0);
-	buf_init(&l->dir, 0);
+	buf_init(&l->art.dir, 0);
 	buf_init(&l->failure, 0);
 	o.max_response = 8 * (size_t)cfg_int("runner.max_console") + (16 << 20);
 	buf_addstr(&l->base, cfg_str("lava.url"));
@@ -304,7 +217,7 @@ static void lava_release(struct lava *l)
 	httpc_release(&l->http);
 	buf_release(&l->base);
 	buf_release(&l->auth);
-	buf_release(&l->dir);
+	buf_release(&l->art.dir);
 	buf_release(&l->failure);
 }
 
@@ -346,35 +259,105 @@ static long long first_job_id(const char *body)
 	return ret;
 }
 
+/*
+ * The LAVA job whose name ends in our nonce: its id, 0 when LAVA has none,
+ * -1 when LAVA did not answer (the nonce is hex: no escaping needed).
+ */
+static long long find_submitted(struct lava *l)
+{
+	struct httpc_response resp = HTTPC_RESPONSE_INIT;
+	struct buf err = BUF_INIT, path = BUF_INIT;
+	json_object *root = NULL, *results, *job, *id;
+	long long ret = -1;
+
+	buf_addf(&path, "jobs/?description__endswith=%s", l->nonce);
+	if (call(l, "GET", path.ptr, NULL, &resp, &err) || resp.status != 200 ||
+	    !(root = json_tokener_parse(resp.body.ptr)) ||
+	    !json_object_object_get_ex(root, "results", &results) ||
+	    !json_object_is_type(results, json_type_array))
+		goto out;
+	ret = 0;
+	if (json_object_array_length(results) > 0 &&
+	    (job = json_object_array_get_idx(results, 0)) &&
+	    json_object_object_get_ex(job, "id", &id))
+		ret = json_object_get_int64(id);
+out:
+	json_object_put(root);
+	httpc_response_release(&resp);
+	buf_release(&err);
+	buf_release(&path);
+	return ret;
+}
+
+/*
+ * One try at handing LAVA the job: 0 taken (l->id set), 1 not (wait and try
+ * again), -1 refused for good (l->r->infra says why).  *maybe_taken: an
+ * earlier POST may have reached LAVA though its answer did not reach us.
+ */
+static int submit_once(struct lava *l, json_object *o, bool *maybe_taken, struct buf *err)
+{
+	struct httpc_response resp = HTTPC_RESPONSE_INIT;
+	int rc, ret = 1;
+
+	if (*maybe_taken) {
+		long long found = find_submitted(l);
+
+		if (found > 0) {
+			log_info("runner: job %lld: LAVA had taken the job (LAVA job %lld) though"
+				 " its answer was lost", (long long)l->r->job->id, found);
+			l->id = found;
+			return 0;
+		}
+		if (found < 0) {
+			buf_reset(err);
+			buf_addstr(err, "cannot ask LAVA whether it has the job");
+			return 1;	/* posting now could make a second job */
+		}
+	}
+	rc = call(l, "POST", "jobs/", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+		  &resp, err);
+	if (!rc && resp.status / 100 == 2 && (l->id = first_job_id(resp.body.ptr)) > 0) {
+		ret = 0;
+	} else if (!rc && refused(&resp)) {
+		buf_addf(&l->r->infra, "LAVA refused the job (HTTP %ld): %.300s",
+			 resp.status, resp.body.ptr);
+		ret = -1;
+	} else {
+		*maybe_taken = *maybe_taken || rc || resp.status >= 500;
+		if (!rc) {
+			buf_reset(err);
+			buf_addf(err, "HTTP %ld: %.300s", resp.status, resp.body.ptr);
+		}
+	}
+	httpc_response_release(&resp);
+	return ret;
+}
+
 /* POST the definition until LAVA takes it; 1 when interrupted. */
 static int submit(struct lava *l, const char *definition)
 {
 	json_object *o = json_object_new_object();
-	struct httpc_response resp = HTTPC_RESPONSE_INIT;
 	struct buf err = BUF_INIT, url = BUF_INIT;
 	double start = now_real();
 	long wait = cfg_int("lava.submit_wait");
-	bool said = false;
+	bool said = false, maybe_taken = false;
 	int ret = -1;
 
 	json_object_object_add(o, "definition", json_object_new_string(definition));
 	for (;;) {
-		int rc = call(l, "POST", "jobs/", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
-			      &resp, &err);
-		if (!rc && resp.status / 100 == 2 && (l->id = first_job_id(resp.body.ptr)) > 0)
-			break;
-		if (!rc && refused(&resp)) {
-			buf_addf(&l->r->infra, "LAVA refused the job (HTTP %ld): %.300s",
-				 resp.status, resp.body.ptr);
+		int rc = submit_once(l, o, &maybe_taken, &err);
+
+		if (rc < 0)
 			goto out;
-		}
+		if (!rc)
+			break;
 		if (!said)
 			log_warn("runner: job %lld: LAVA does not take the job (%s); waiting",
-				 (long long)l->r->job->id, rc ? err.ptr : "bad answer");
+				 (long long)l->r->job->id, err.ptr);
 		said = true;
 		if (wait > 0 && now_real() - start > wait) {
 			buf_addf(&l->r->infra, "LAVA did not take the job for %ld s: %s", wait,
-				 rc ? err.ptr : resp.body.ptr);
+				 err.ptr);
 			goto out;
 		}
 		if (!nap(l->r, cfg_int("lava.poll_interval"))) {
@@ -388,7 +371,6 @@ static int submit(struct lava *l, const char *definition)
 	ret = 0;
 out:
 	json_object_put(o);
-	httpc_response_release(&resp);
 	buf_release(&err);
 	buf_release(&url);
 	return ret;
@@ -591,7 +573,7 @@ int lava_boot(struct run *r, struct variant *v, struct boot *b, struct buf *cons
 	if (lava_init(&l, r))
 		goto out;
 	row_add(&l, v, b);
-	if (publish(&l, v, b, &url))
+	if (lava_art_publish(r, v, b, l.row, &l.art, &url))
 		goto out;
 	d.board = board_kind();
 	scenario_append(b->sb, b->only, &append);
@@ -599,8 +581,10 @@ int lava_boot(struct run *r, struct variant *v, struct boot *b, struct buf *cons
 		if (b->sb->emulated[i])	/* needs QEMU's devices: the guest says SKIP */
 			buf_addf(&append, "%s%s", n++ ? "," : " bbsuite.skip=", b->sb->tests[i]);
 	d.boot_method = *cfg_str("lava.boot_method") ? cfg_str("lava.boot_method") : "ipxe";
-	buf_addf(&name, "bugbridge job %lld %s %s%s%s", (long long)r->job->id, v->name,
-		 b->sb->name, b->only ? " " : "", b->only ? b->only : "");
+	if (make_nonce(&l))
+		goto out;
+	buf_addf(&name, "bugbridge job %lld %s %s%s%s %s", (long long)r->job->id, v->name,
+		 b->sb->name, b->only ? " " : "", b->only ? b->only : "", l.nonce);
 	buf_addf(&path, "%s/bzImage", url.ptr);
 	d.kernel_url = xstrdup(path.ptr);
 	buf_reset(&path);
@@ -638,7 +622,7 @@ int lava_boot(struct run *r, struct variant *v, struct boot *b, struct buf *cons
 	b->seconds = now_real() - start;
 	row_outcome(&l, ret ? "infra-error" : b->timed_out ? "timeout" : "ran");
 out:
-	withdraw(&l);
+	lava_art_withdraw(r, &l.art);
 	lava_release(&l);
 	buf_release(&url);
 	buf_release(&def);

@@ -23,6 +23,7 @@
  *   scenario.c   kernel-patches/suite/scenarios: images, QEMU args, cmdline
  *   qemu.c       the accelerator probe and one guest boot with a watchdog
  *   lava.c       or that boot as a LAVA job ([runner] backend = lava);
+ *   lavaart.c    the files it boots, published for the LAVA worker;
  *   lavadef.c    its definition, its log's console, its end judged (pure)
  *   console.c    the guest's console within max_console: head, cut, tail
  *   joblog.c     writing job logs; a log we cannot write is infra-error
@@ -431,6 +432,17 @@ int qemu_pick_accel(struct run *r, const char *kernel, const char *initrd);
  * or the console log could not be written (r->infra says which).
  */
 int qemu_boot(struct run *r, struct boot *b, struct buf *console);
+
+/* ---- lavaart.c ---- */
+struct lava_art {
+	char token[65];			/* names the directory and its URL */
+	struct buf dir;			/* the published files */
+	bool row;			/* an artifacts row to withdraw */
+};
+/* Publish the boot's files; url: where the worker fetches them. */
+int lava_art_publish(struct run *r, const struct variant *v, const struct boot *b,
+		     long long lava_row, struct lava_art *a, struct buf *url);
+void lava_art_withdraw(struct run *r, struct lava_art *a);
 
 /* ---- lava.c ---- */
 /* [runner] backend = lava */

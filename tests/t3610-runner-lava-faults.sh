@@ -9,14 +9,16 @@
 #    (stock 6.1: fail, naming sr-capacity);
 #  - a kernel that panics: verdict panic, not infra-error (LAVA itself calls
 #    the job Incomplete, "Connection closed");
-#  - a bugbridge job cancelled while its guest runs cancels the LAVA job.
+#  - a bugbridge job cancelled while its guest runs cancels the LAVA job;
+#  - LAVA takes a job but its answer is lost (a proxy drops it): the runner
+#    finds the job by its name and follows it; LAVA never gets a second one.
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/runner-lib.sh"
 . "$(dirname "$0")/lib/lava-lib.sh"
 runner_require
 lava_require
 
-plan 15
+plan 19
 lava_up || { echo "Bail out! no LAVA lab"; exit 1; }
 mkdir -p "$TMP/art"
 runner_setup <<EOF
@@ -85,5 +87,22 @@ wait_for 30 lava_json "jobs/$lid/" '"yes" if d["state"] == "Finished" else ""' >
 is "the bugbridge job is cancelled" "$(job_field $id state)" "cancelled"
 is "and so is its LAVA job" "$(lava_json "jobs/$lid/" 'd["health"]')" "Canceled"
 is "the files published for it are gone" "$(ls "$TMP/art" | wc -l)" "0"
+
+# 4. the answer to the submission lost on its way back
+pport=$(free_port)
+bg proxy python3 "$BB_SRC/tests/lib/answer_drop_proxy.py" "$pport" "$LAVA" "$TMP/drop-next-post"
+wait_port "$pport" 20
+touch "$TMP/drop-next-post"
+id=$(bb job add --bug 9370 --series "$KP/sr-sense-valid" 2>/dev/null)
+export BUGBRIDGE_LAVA_URL="http://127.0.0.1:$pport"
+run_once runner5.log
+unset BUGBRIDGE_LAVA_URL
+like "LAVA took the job, and its answer was dropped" "$(cat "$TMP/drop-next-post.done" 2>/dev/null)" \
+	"^dropped"
+is "the bugbridge job still gets its verdict" "$(job_field $id verdict)" "pass"
+is "LAVA has one job for that boot, not two" \
+	"$(lava_json "jobs/?description__startswith=bugbridge%20job%20$id%20&limit=50" 'd["count"]')" "1"
+is "and it is the one the runner followed" "$(lava_row $id lava_id)" \
+	"$(lava_json "jobs/?description__startswith=bugbridge%20job%20$id%20" 'd["results"][0]["id"]')"
 
 done_testing
