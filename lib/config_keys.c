@@ -194,8 +194,6 @@ const struct config_key config_keys[] = {
 	  " + /artifacts, served by bugbridged under a per-boot unguessable path)" },
 	{ "lava", "artifacts_dir", CONF_STR, "", NULL, 0,
 	  "a directory the operator serves at artifacts_url (empty: bugbridged serves them)" },
-	{ "lava", "in_flight", CONF_INT, "8", NULL, 0,
-	  "jobs a runner keeps booting in the lab while it builds the next ones" },
 
 	{ "log", "level", CONF_ENUM, "info", "error|warn|info|debug", 0,
 	  "least severe level logged" },
