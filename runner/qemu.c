@@ -38,8 +38,10 @@
  * the serial console registers) well within a second; on this kind of
  * nested host a broken one prints nothing (QEMU's own warnings aside) and
  * hangs, which cost every cold job a minute of waiting for the timeout.
+ * Giving up too early on a loaded host costs only speed (TCG), never a
+ * wrong verdict.
  */
-#define PROBE_SILENT_SECONDS 10
+#define PROBE_SILENT_SECONDS 5
 
 static const char *probed_accel;
 
