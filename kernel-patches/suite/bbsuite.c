@@ -71,6 +71,10 @@ static const struct test tests[] = {
 	{ "lying-device-errno", t_lying_errno },
 	{ "lying-device-retries", t_lying_retries },
 	{ "lying-device-failfast-readahead", t_lying_failfast_readahead },
+	{ "lying-device-host-bytes", t_lying_host_bytes },
+	{ "lying-device-sense-actions", t_lying_sense_actions },
+	{ "lying-device-unit-attention", t_lying_unit_attention },
+	{ "lying-device-sr-deferred", t_lying_sr_deferred },
 	{ "lying-device-sr-valid-inside", t_lying_sr_valid_inside },
 	{ "lying-device-sr-end-trim", t_lying_sr_end_trim },	/* trims the CD: last of its tests */
 	{ "sd-timeout-eh", t_sd_timeout_eh },

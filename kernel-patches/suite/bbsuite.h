@@ -155,6 +155,9 @@ int direct_expect_fail(enum role r, uint64_t s, size_t len, size_t blk);
 int direct_expect_good(enum role r, uint64_t s, size_t len);
 int error_line_names(size_t mark, enum role r, uint64_t sector);
 int direct_fail_good_bytes(uint64_t s, size_t len, long *good);
+/* scsi_mod's logging knob; LOG_SD_DONE makes sd_done() log its count */
+#define SCSI_LOGGING "/sys/module/scsi_mod/parameters/scsi_logging_level"
+#define LOG_SD_DONE "33554432"	/* SCSI_LOG_HLCOMPLETE 2: logs level 1 */
 
 /* Test functions */
 int t_sd_read_verify(void);
@@ -180,6 +183,10 @@ int t_lying_retries(void);
 int t_lying_failfast_readahead(void);
 int t_lying_sr_valid_inside(void);
 int t_lying_sr_end_trim(void);
+int t_lying_host_bytes(void);
+int t_lying_sense_actions(void);
+int t_lying_unit_attention(void);
+int t_lying_sr_deferred(void);
 int t_guest_no_network(void);
 
 #endif

@@ -168,13 +168,39 @@ int t_lying_lba_outside(void)
 	return lying_finish(0, 64, 32);
 }
 
+/* The command after the scripted one in the disk's region at lba: it must
+ * ask for exactly [want, lba + 16), the part the kernel did not count good. */
+static int requeued_from(uint64_t lba, uint64_t want)
+{
+	struct bbt_cmd log[64];
+	int n = bbtest_log_read(log, 64), i;
+
+	for (i = 0; i < n && !(log[i].rule && log[i].lun == 0 && log[i].lba == lba); i++)
+		;
+	for (i++; i < n && !(log[i].lun == 0 && log[i].lba < lba + 16 &&
+			     log[i].lba + log[i].blocks > lba); i++)
+		;
+	if (i >= n)
+		return fail("no second command for sectors %llu..%llu",
+			    (unsigned long long)lba, (unsigned long long)lba + 15);
+	diag("requeued: lba %llu, %llu blocks", (unsigned long long)log[i].lba,
+	     (unsigned long long)log[i].blocks);
+	if (log[i].lba != want || log[i].lba + log[i].blocks != lba + 16)
+		return fail("the rest was asked for at lba %llu, %llu blocks; want lba %llu,"
+			    " %llu blocks (the whole sectors sent are good)",
+			    (unsigned long long)log[i].lba, (unsigned long long)log[i].blocks,
+			    (unsigned long long)want, (unsigned long long)(lba + 16 - want));
+	return 0;
+}
+
 int t_lying_unaligned_resid(void)
 {
 	/* GOOD status, 2148 bytes sent, resid 8192 - 2148: sd_done must
-	 * round to whole sectors and the rest be requeued. */
+	 * round to whole sectors (4 good) and the rest (12) be requeued. */
 	if (dev_require(ROLE_BBDISK) ||
 	    rulef("lun=0 lba=128 status=0 copy=2148 resid=6044") ||
-	    direct_expect_good(ROLE_BBDISK, 128, 8192))
+	    direct_expect_good(ROLE_BBDISK, 128, 8192) ||
+	    requeued_from(128, 132))
 		return -1;
 	return lying_finish(0, 128, 16);
 }
@@ -189,9 +215,6 @@ int t_lying_short_resid(void)
 		return -1;
 	return lying_finish(0, 192, 16);
 }
-
-#define SCSI_LOGGING "/sys/module/scsi_mod/parameters/scsi_logging_level"
-#define LOG_SD_DONE "33554432"	/* SCSI_LOG_HLCOMPLETE 2: logs level 1 */
 
 /* O_DIRECT read of len bytes at sector s of the scsi_bbtest disk, which
  * must fail without returning wrong data, with sd's completion logging on.

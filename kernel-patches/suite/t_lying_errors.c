@@ -19,13 +19,14 @@
  *                             CHECK CONDITION with NO SENSE once: sent again;
  *                             RECOVERED ERROR with half sent: the rest requeued
  *   lying-device-failfast-readahead  64 KiB of readahead(2) get
- *                             DID_SOFT_ERROR, DID_BUS_BUSY, DID_PARITY:
+ *                             DID_SOFT_ERROR, DID_BUS_BUSY, DID_PARITY, and
+ *                             CHECK CONDITION / ABORTED COMMAND:
  *                             readahead is fail-fast (driver, transport,
  *                             device), so that command is not retried; a read
  *                             of its first page then reads it alone, right
  *
  * Disk regions (512-byte sectors): 512..639 and 800..863 errno, 640..799
- * and 864..895 retries, 1280..1663 failfast.
+ * and 864..895 retries, 1280..1791 failfast.
  */
 #include "bbsuite.h"
 
@@ -289,9 +290,10 @@ int t_lying_retries(void)
 	return lying_finish(0, 640, 256);
 }
 
-/* One host byte on 64 KiB of readahead at sector lba: that command is
- * not retried, and the page then reads right on its own. */
-static int failfast_case(int host, uint64_t lba, const char *name)
+/* One failure (how: the rule's completion) on 64 KiB of readahead at
+ * sector lba: that command is not retried, and the page then reads right
+ * on its own. */
+static int failfast_case(const char *how, uint64_t lba, const char *name)
 {
 	struct bbt_cmd log[64];
 	unsigned char *buf = io_buf(4096);
@@ -300,7 +302,7 @@ static int failfast_case(int host, uint64_t lba, const char *name)
 
 	fd = io_open(ROLE_BBDISK, O_RDONLY);
 	if (fd < 0 || io_drop_cache(fd) || bbtest_clear() ||
-	    rulef("lun=0 lba=%llu host=%d copy=0 resid=rest", (unsigned long long)lba, host))
+	    rulef("lun=0 lba=%llu %s copy=0 resid=rest", (unsigned long long)lba, how))
 		goto out;
 	/* 64 KiB of readahead (REQ_RAHEAD, hence fail-fast), then the page */
 	if (readahead(fd, lba * SECTOR, 64 * 1024)) {
@@ -344,11 +346,17 @@ out:
 
 int t_lying_failfast_readahead(void)
 {
-	/* each fail-fast flag readahead carries: driver, transport, device */
+	char how[80];
+
+	/* each fail-fast flag readahead carries: driver, transport, device;
+	 * the device's also for a retryable CHECK CONDITION (ABORTED COMMAND) */
+	snprintf(how, sizeof(how), "status=2 sense=");
+	sense_with_ascq(how + strlen(how), ABORTED_COMMAND, 0, 0);
 	if (dev_require(ROLE_BBDISK) ||
-	    failfast_case(11, 1280, "DID_SOFT_ERROR") ||
-	    failfast_case(2, 1408, "DID_BUS_BUSY") ||
-	    failfast_case(6, 1536, "DID_PARITY"))
+	    failfast_case("host=11", 1280, "DID_SOFT_ERROR") ||
+	    failfast_case("host=2", 1408, "DID_BUS_BUSY") ||
+	    failfast_case("host=6", 1536, "DID_PARITY") ||
+	    failfast_case(how, 1664, "ABORTED COMMAND"))
 		return -1;
 	return 0;
 }

@@ -18,6 +18,13 @@
  *       fails with ENODATA and the block layer names sector 816.  Then the
  *       same through the page cache: every page either fails or holds the
  *       right data.  Far from the end: the size stays 2048 sectors.
+ *   lying-device-sr-deferred  a deferred MEDIUM ERROR (0x71) with VALID
+ *       INFORMATION inside an O_DIRECT read of blocks 122..125 (bad 125,
+ *       blocks before it sent; current sense would give 4096 bytes done,
+ *       as in sr-valid-inside), on every try: sr's 3 retries, 4 commands,
+ *       then EIO with 0 bytes done:
+ *       deferred sense is about an earlier command, so its INFORMATION
+ *       says nothing about this one.  sr logs no "mismatch count".
  *   lying-device-sr-end-trim  bad block 500 of 512 (sector 2000): the read
  *       fails and the disc is trimmed to 2000 sectors; reads past the new
  *       end return nothing, never poison.  Runs last of the CD tests: the
@@ -108,7 +115,6 @@ static int cd_pages_clean(uint64_t b, uint64_t n)
 	return ret;
 }
 
-#define SCSI_LOGGING "/sys/module/scsi_mod/parameters/scsi_logging_level"
 #define LOG_HLCOMPLETE "33554432"	/* SCSI_LOG_HLCOMPLETE 2 */
 
 /* cd_direct() with the midlayer's completion logging on: *done gets the
@@ -194,6 +200,37 @@ int t_lying_sr_valid_inside(void)
 	    cd_pages_clean(196, 16) || size_is(BBCD_BLOCKS * 4))
 		return -1;
 	return lying_finish(1, 196, 16);
+}
+
+int t_lying_sr_deferred(void)
+{
+	char sense[64];
+	const char *l;
+	size_t mark;
+	long done;
+	int got, seen, oob;
+
+	sense_fixed(sense, true, true, MEDIUM_ERROR, 0x11, 125);
+	if (dev_require(ROLE_BBCD) ||
+	    rulef("lun=1 lba=125 status=2 sense=%s copy=upto resid=rest count=4", sense))
+		return -1;
+	kmsg_sync();
+	mark = kmsg_mark();
+	got = cd_direct_done(122, 4, &done);
+	/* sr_init_command's own check of the S/G size: never on a sane read */
+	l = kmsg_find(mark, "mismatch count");
+	if (l)
+		return fail("sr built a command whose data size disagrees: %s", l);
+	seen = bbtest_log_count(1, 122, 4, &oob);
+	diag("deferred MEDIUM ERROR on the CD: %s after %d command(s), %ld bytes done",
+	     got < 0 ? strerror(-got) : "no error", seen, done);
+	if (got > 0)
+		return -1;
+	if (got != -EIO || seen != 4 || done != 0)
+		return fail("deferred MEDIUM ERROR every time: %s after %d commands with %ld bytes"
+			    " done, want EIO after 4 (sr's 3 retries) with 0", strerror(-got), seen,
+			    done);
+	return lying_finish(1, 122, 4);
 }
 
 int t_lying_sr_end_trim(void)
