@@ -187,6 +187,7 @@ int t_lying_host_bytes(void);
 int t_lying_sense_actions(void);
 int t_lying_unit_attention(void);
 int t_lying_sr_deferred(void);
+int t_lying_read6_fallback(void);
 int t_guest_no_network(void);
 
 #endif

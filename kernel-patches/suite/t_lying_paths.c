@@ -4,9 +4,10 @@
  * triage names the mutants each case kills).  All on scsi_bbtest, each case
  * on a region of its own, each counting the commands the device saw.
  *
- *   lying-device-host-bytes     SG_IO READ with DID_ABORT, with DID_RESET:
- *                               the host byte comes back as sent, one
- *                               command; 18 bytes of fixed sense: SG_IO
+ *   lying-device-host-bytes     SG_IO READ of no blocks with DID_RESET once:
+ *                               retried, 2 commands; SG_IO READ with
+ *                               DID_ABORT, with DID_RESET: the host byte
+ *                               comes back as sent, one command; 18 bytes of fixed sense: SG_IO
  *                               hands back 18 (sb_len_wr).  O_DIRECT:
  *                               DID_PASSTHROUGH with MEDIUM ERROR and no
  *                               data: EIO (the status byte still counts);
@@ -34,8 +35,14 @@
  *                               file fails without a command; a new open
  *                               clears it and reads right
  *
+ *   lying-device-read6-fallback a disk refusing READ(10) with ILLEGAL
+ *                               REQUEST 20/00: the read is sent again as
+ *                               READ(6) and is right; a 255-block read then
+ *                               goes out as one READ(6)
+ *
  * Disk regions (512-byte sectors): 896..975 host-bytes, 976..1087 and
- * 1104..1135 sense-actions, 1088..1103 unit-attention; CD 2K blocks
+ * 1104..1135 sense-actions, 1088..1103 unit-attention, 1136..1151 and
+ * 1280..1534 (unscripted) read6-fallback; CD 2K blocks
  * 150..165.
  */
 #include "bbsuite.h"
@@ -178,11 +185,45 @@ static int sgio_sense_len(uint64_t s)
 	return 0;
 }
 
+/* SG_IO READ(10) of no blocks at s, answered once with DID_RESET: a failed
+ * command without data is retried, so it is sent twice and then succeeds.
+ * (Its rule names no lba: a command of no blocks covers none; nothing
+ * else reads the disk meanwhile.) */
+static int sgio_zero_reset(uint64_t s)
+{
+	unsigned char rd10[10] = { 0x28, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	struct bbt_cmd log[64];
+	struct sgio_result res;
+	int fd, n, seen = 0, ret;
+
+	for (int i = 0; i < 4; i++)
+		rd10[2 + i] = (unsigned char)(s >> (24 - 8 * i));
+	if (rulef("lun=0 host=8 copy=all resid=0"))
+		return -1;
+	fd = io_open(ROLE_BBDISK, O_RDWR);
+	if (fd < 0)
+		return -1;
+	ret = sgio(fd, rd10, 10, NULL, 0, &res);
+	close(fd);
+	n = bbtest_log_read(log, 64);
+	if (ret || n < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		seen += log[i].lun == 0 && log[i].lba == s && log[i].blocks == 0;
+	diag("SG_IO READ(10) of 0 blocks with DID_RESET once: host_status 0x%02x after %d"
+	     " command(s)", res.host_status, seen);
+	if (res.host_status != 0 || seen != 2)
+		return fail("SG_IO of no data with DID_RESET once: host_status 0x%02x after %d"
+			    " commands, want 0x00 after 2 (retried)", res.host_status, seen);
+	return 0;
+}
+
 int t_lying_host_bytes(void)
 {
 	char sense[64];
 
 	if (dev_require(ROLE_BBDISK) || bbtest_clear() ||
+	    sgio_zero_reset(970) ||
 	    sgio_host(896, 0x05, "DID_ABORT") ||
 	    sgio_host(912, 0x08, "DID_RESET") ||
 	    sgio_sense_len(928))
@@ -427,4 +468,42 @@ int t_lying_unit_attention(void)
 	if (lying_finish(0, 1088, 16))
 		return -1;
 	return lying_finish(1, 150, 16);
+}
+
+/* The command of the log at disk lba with the given size: its opcode, or -1. */
+static int opcode_at(uint64_t lba, uint64_t blocks, int nth)
+{
+	struct bbt_cmd log[64];
+	int n = bbtest_log_read(log, 64);
+
+	for (int i = 0; i < n; i++)
+		if (log[i].lun == 0 && log[i].lba == lba && log[i].blocks == blocks && !nth--)
+			return (int)log[i].opcode;
+	return -1;
+}
+
+int t_lying_read6_fallback(void)
+{
+	char sense[64];
+	int op;
+
+	/* a disk without READ(10): sd switches to READ(6) for good (this is
+	 * the last test of the boot on the scsi_bbtest disk) */
+	sense_q(sense, false, ILLEGAL_REQUEST, 0x20, 0, false, 0);
+	if (dev_require(ROLE_BBDISK) || bbtest_clear() ||
+	    rulef("lun=0 lba=1138 status=2 sense=%s copy=0 resid=rest", sense) ||
+	    expect("READ(10) refused (ILLEGAL REQUEST 20/00)", 1136, 8192, 0, 2))
+		return -1;
+	diag("the two commands: 0x%02x, then 0x%02x", opcode_at(1136, 16, 0), opcode_at(1136, 16, 1));
+	if (opcode_at(1136, 16, 0) != 0x28 || opcode_at(1136, 16, 1) != 0x08)
+		return fail("the refused READ(10) was not sent again as READ(6)");
+	/* 255 blocks is the most READ(6) takes (0 would mean 256) */
+	if (direct_expect_good(ROLE_BBDISK, 1280, 255 * SECTOR))
+		return -1;
+	op = opcode_at(1280, 255, 0);
+	diag("a 255-block read: opcode 0x%02x", op);
+	if (op != 0x08)
+		return fail("a 255-block read went out as %s, want one READ(6) (0x08)",
+			    op < 0 ? "no single command" : op == 0x28 ? "READ(10)" : "another opcode");
+	return lying_finish(0, 1136, 16);
 }
