@@ -42,7 +42,8 @@
  *
  * Disk regions (512-byte sectors): 896..975 host-bytes, 976..1087 and
  * 1104..1135 sense-actions, 1088..1103 unit-attention, 1136..1151 and
- * 1280..1534 (unscripted) read6-fallback; CD 2K blocks
+ * 1280..1534 (unscripted) read6-fallback, 1200 (a command of no blocks)
+ * host-bytes; CD 2K blocks
  * 150..165.
  */
 #include "bbsuite.h"
@@ -223,7 +224,7 @@ int t_lying_host_bytes(void)
 	char sense[64];
 
 	if (dev_require(ROLE_BBDISK) || bbtest_clear() ||
-	    sgio_zero_reset(970) ||
+	    sgio_zero_reset(1200) ||
 	    sgio_host(896, 0x05, "DID_ABORT") ||
 	    sgio_host(912, 0x08, "DID_RESET") ||
 	    sgio_sense_len(928))
