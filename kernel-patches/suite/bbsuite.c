@@ -75,6 +75,7 @@ static const struct test tests[] = {
 	{ "lying-device-sense-actions", t_lying_sense_actions },
 	{ "lying-device-unit-attention", t_lying_unit_attention },
 	{ "lying-device-sr-deferred", t_lying_sr_deferred },
+	{ "lying-device-runtime-limit", t_lying_runtime_limit },
 	{ "lying-device-read6-fallback", t_lying_read6_fallback },	/* READ(6) from now on: last on the disk */
 	{ "lying-device-sr-valid-inside", t_lying_sr_valid_inside },
 	{ "lying-device-sr-end-trim", t_lying_sr_end_trim },	/* trims the CD: last of its tests */

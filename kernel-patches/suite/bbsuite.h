@@ -188,6 +188,7 @@ int t_lying_sense_actions(void);
 int t_lying_unit_attention(void);
 int t_lying_sr_deferred(void);
 int t_lying_read6_fallback(void);
+int t_lying_runtime_limit(void);
 int t_guest_no_network(void);
 
 #endif
