@@ -6,12 +6,15 @@
  * scsi_complete (for BUSY, ADD_TO_MLQUEUE) and in
  * scsi_io_completion_action (for a delayed retry).
  *
- *   lying-device-runtime-limit  with the scsi_bbtest disk's timeout at 1 s
- *       (so the limit is (5 + 1) x 1 s = 6 s), two reads at once: one
- *       answered BUSY, the other NOT READY 04/04, each for up to 5000
- *       commands: both fail with EIO after about 6 s, long before the
- *       device runs out of scripted answers.  The timeout is put back.
- *       The only test that waits: about 6 s of the boot.
+ *   lying-device-runtime-limit  with the scsi_bbtest disk's request timeout
+ *       at 200 ms (queue/io_timeout; the block layer's timer rounds up
+ *       to a whole second, and the device answers at once, so no command
+ *       times out), the limit is (5 + 1) x 200 ms = 1.2 s.  Two reads:
+ *       one answered BUSY, the other NOT READY 04/04, each for up to
+ *       1000 commands: both fail with EIO after about 1.2 s each (the
+ *       second waits for the first), long before the device runs out of
+ *       scripted answers.  The timeout is put back.  The only test that
+ *       waits: about 2.5 s of the boot.
  *
  * Disk region (512-byte sectors): 1152..1183.
  */
@@ -30,7 +33,7 @@ static int disk_timeout(char *old, size_t len, const char *v)
 	char path[128];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/sys/block/%s/device/timeout", dev_name(ROLE_BBDISK));
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/io_timeout", dev_name(ROLE_BBDISK));
 	if (old) {
 		f = fopen(path, "re");
 		if (!f || !fgets(old, (int)len, f)) {
@@ -81,30 +84,30 @@ static int both_fail(void)
 	     child ? "not EIO" : "Input/output error");
 	if (got != -EIO)
 		return fail("NOT READY 04/04 on every try: %s, want EIO once the command is older"
-			    " than (5 + 1) x 1 s", got < 0 ? strerror(-got) : got ? "wrong data" :
+			    " than (5 + 1) x 200 ms", got < 0 ? strerror(-got) : got ? "wrong data" :
 			    "success (retried until the device gave in)");
 	if (child)
 		return fail("BUSY on every try: no EIO, want EIO once the command is older than"
-			    " (5 + 1) x 1 s");
+			    " (5 + 1) x 200 ms");
 	return 0;
 }
 
 int t_lying_runtime_limit(void)
 {
-	char old[32] = "30", sense[64];
+	char old[32] = "30000", sense[64];
 	unsigned char s[18] = { 0x70, 0, 2, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x04, 0x04 };
 	int ret = -1, seen;
 
 	lying_hex(sense, s, sizeof(s));
-	if (dev_require(ROLE_BBDISK) || bbtest_clear() || disk_timeout(old, sizeof(old), "1"))
+	if (dev_require(ROLE_BBDISK) || bbtest_clear() || disk_timeout(old, sizeof(old), "200"))
 		return -1;
-	if (!rulef("lun=0 lba=1154 status=2 sense=%s copy=0 resid=rest count=5000", sense) &&
-	    !rulef("lun=0 lba=1170 status=8 copy=0 resid=rest count=5000"))
+	if (!rulef("lun=0 lba=1154 status=2 sense=%s copy=0 resid=rest count=1000", sense) &&
+	    !rulef("lun=0 lba=1170 status=8 copy=0 resid=rest count=1000"))
 		ret = both_fail();
 	seen = bbtest_pending();
-	diag("scripted answers left: %d rule(s) (each had 5000)", seen);
+	diag("scripted answers left: %d rule(s) (each had 1000)", seen);
 	if (!ret && seen != 2)
-		ret = fail("%d rules left: a read outlived its 5000 scripted answers", seen);
+		ret = fail("%d rules left: a read outlived its 1000 scripted answers", seen);
 	if (bbtest_clear() | disk_timeout(NULL, 0, old))
 		ret = -1;
 	return ret;
