@@ -85,6 +85,30 @@ static const char *panic_title(const struct variant *v)
 }
 
 /*
+ * A verdict is about the kernel built from the patch: a guest whose banner
+ * names another build (a stale object: see INCBIN_UNCACHED in build.c) is
+ * an infra-error, never a result.
+ */
+static bool booted_what_was_built(struct run *r, struct variant *v, const struct buf *console,
+				  const char *console_path)
+{
+	struct buf built = BUF_INIT, booted = BUF_INIT;
+	bool same = true;
+
+	if (build_uts_version(v, &built))
+		goto out;	/* a kernel built elsewhere: nothing to compare with */
+	same = banner_is_built(console->ptr, built.ptr, &booted);
+	if (!same)
+		buf_addf(&r->infra, "the guest booted another kernel than the one built:"
+			 " its banner says \"%s\", the build \"%s\" (see %s)", booted.ptr,
+			 built.ptr, console_path);
+out:
+	buf_release(&built);
+	buf_release(&booted);
+	return same;
+}
+
+/*
  * One boot: 0 and the results in v, or -1 (v->verdict or r->infra set).
  * *cut (when not NULL): console bytes beyond max_console, dropped.
  */
@@ -127,6 +151,8 @@ static int boot_once(struct run *r, struct variant *v, const struct scenario_boo
 			 b.exit_code, cpath.ptr);
 		goto out;
 	}
+	if (!booted_what_was_built(r, v, console, cpath.ptr))
+		goto out;
 	panicked = merge_problems(v, console);
 	ktap_parse(console->ptr, console->len, k);
 	if (panicked) {

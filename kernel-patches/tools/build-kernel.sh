@@ -43,5 +43,13 @@ if [ ! -f "$out/.config" ] || [ "$out/.config" -ot "$1" ]; then
 	done
 	[ $missing -eq 0 ] || { rm -f "$out/.config"; exit 1; }
 fi
-make -s -C "$src" O="$out" ARCH=x86_64 CC="$cc" -j"$jobs" bzImage
+# depend mode hashes a source and the headers the compiler names, never
+# what it pulls in with .incbin: piggy.S (the compressed vmlinux) is the
+# same text for two kernels of one size, and ccache served the other
+# kernel's piggy.o (t3500 booted the unfixed sr.c 3 times in 4).  ccache
+# refuses to cache a compile with -save-temps, so these always compile.
+# runner/build.c passes the same list (INCBIN_UNCACHED).
+make -s -C "$src" O="$out" ARCH=x86_64 CC="$cc" -j"$jobs" \
+	AFLAGS_piggy.o=-save-temps=obj AFLAGS_rmpiggy.o=-save-temps=obj \
+	AFLAGS_initramfs_data.o=-save-temps=obj bzImage
 echo "$out/arch/x86/boot/bzImage"

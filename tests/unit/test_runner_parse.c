@@ -10,6 +10,9 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "runner.h"
 
@@ -376,9 +379,62 @@ static void test_seed_parts_diff(void **state)
 	buf_release(&out);
 }
 
+/* The banner must name the build that was made (a stale piggy.o did not). */
+static void test_banner_is_built(void **state)
+{
+	static const char seed[] =
+		"[    0.000000] Linux version 6.1.192 (bugbridge@runner) (gcc (Debian 12.2.0-14)"
+		" 12.2.0, GNU ld 2.40) #1 bugbridge\r\n[    0.1] Command line: quiet\r\n";
+	struct buf booted = BUF_INIT;
+
+	(void)state;
+	assert_true(banner_is_built(seed, "#1 bugbridge", &booted));
+	assert_false(banner_is_built(seed, "#2 bugbridge", &booted));
+	assert_string_equal(booted.ptr, "#1 bugbridge");
+	buf_release(&booted);
+	assert_false(banner_is_built(seed, "#11 bugbridge", &booted));
+	buf_release(&booted);
+	/* no banner (QEMU died first): another check's business */
+	assert_true(banner_is_built("qemu: could not load kernel\n", "#2 bugbridge", &booted));
+}
+
+/* What the check compares with: kbuild's include/generated/utsversion.h. */
+static void test_build_uts_version(void **state)
+{
+	char dir[] = "/tmp/bbuts.XXXXXX";
+	struct buf path = BUF_INIT, got = BUF_INIT;
+	struct variant v = { .out = dir };
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(build_uts_version(&v, &got), -1);	/* not built yet */
+	buf_addf(&path, "%s/include", dir);
+	assert_int_equal(mkdir(path.ptr, 0700), 0);
+	buf_addstr(&path, "/generated");
+	assert_int_equal(mkdir(path.ptr, 0700), 0);
+	buf_addstr(&path, "/utsversion.h");
+	f = fopen(path.ptr, "w");
+	assert_non_null(f);
+	fputs("#define UTS_VERSION \"#3 bugbridge\"\n", f);
+	fclose(f);
+	assert_int_equal(build_uts_version(&v, &got), 0);
+	assert_string_equal(got.ptr, "#3 bugbridge");
+	unlink(path.ptr);
+	*strrchr(path.ptr, '/') = 0;
+	rmdir(path.ptr);
+	*strrchr(path.ptr, '/') = 0;
+	rmdir(path.ptr);
+	rmdir(dir);
+	buf_release(&path);
+	buf_release(&got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_banner_is_built),
+		cmocka_unit_test(test_build_uts_version),
 		cmocka_unit_test(test_seed_parts_diff),
 		cmocka_unit_test(test_ktap),
 		cmocka_unit_test(test_ktap_garbage),
