@@ -68,6 +68,8 @@ const char *dev_name(enum role r);		/* "sdb" or NULL */
 int dev_require(enum role r);			/* 0, or fail() */
 void dev_scan(void);
 long long dev_sectors(enum role r);		/* /sys/block/X/size, -1 */
+/* /sys/block/X/device/NAME: the midlayer's per-device counters (hex), -1 */
+long long dev_counter(enum role r, const char *name);
 
 /* bbutil.c: data pattern.  Every 512-byte unit at byte address A holds the
  * little-endian u64 (A / 512) ^ seed, repeated; seed 0 is the runner's and

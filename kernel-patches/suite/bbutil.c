@@ -133,6 +133,18 @@ long long dev_sectors(enum role r)
 	return strtoll(buf, NULL, 10);
 }
 
+long long dev_counter(enum role r, const char *name)
+{
+	char path[PATH_MAX], buf[64];
+
+	if (!dev_name(r))
+		return -1;
+	snprintf(path, sizeof(path), "/sys/block/%s/device/%s", dev_name(r), name);
+	if (read_small(path, buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 0);
+}
+
 /* --- pattern ------------------------------------------------------------ */
 
 void pat_fill(void *buf, size_t len, uint64_t addr, uint64_t seed)

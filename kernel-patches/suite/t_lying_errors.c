@@ -124,22 +124,6 @@ static void sense_with_ascq(char *out, int key, int asc, int ascq)
 	lying_hex(out, s, sizeof(s));
 }
 
-/* /sys/block/<disk>/device/<name>: the midlayer's per-device counters. */
-static long long counter(const char *name)
-{
-	char path[128], buf[64];
-	FILE *f;
-	long long v = -1;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/device/%s", dev_name(ROLE_BBDISK), name);
-	f = fopen(path, "re");
-	if (f && fgets(buf, sizeof(buf), f))
-		v = strtoll(buf, NULL, 0);
-	if (f)
-		fclose(f);
-	return v;
-}
-
 int t_lying_errno(void)
 {
 	size_t ncases = sizeof(errno_cases) / sizeof(errno_cases[0]);
@@ -148,8 +132,8 @@ int t_lying_errno(void)
 
 	if (dev_require(ROLE_BBDISK))
 		return -1;
-	done0 = counter("iodone_cnt");
-	err0 = counter("ioerr_cnt");
+	done0 = dev_counter(ROLE_BBDISK, "iodone_cnt");
+	err0 = dev_counter(ROLE_BBDISK, "ioerr_cnt");
 	for (size_t i = 0; i < ncases; i++) {
 		const struct errno_case *c = &errno_cases[i];
 		uint64_t s = i < 8 ? 512 + 16 * i : 800 + 16 * (i - 8);
@@ -177,12 +161,12 @@ int t_lying_errno(void)
 				    c->what, seen);
 	}
 	/* every one of those commands completed, and with an error */
-	diag("iodone_cnt +%lld, ioerr_cnt +%lld", counter("iodone_cnt") - done0,
-	     counter("ioerr_cnt") - err0);
-	if (done0 < 0 || counter("iodone_cnt") - done0 != (long long)ncases ||
-	    counter("ioerr_cnt") - err0 != (long long)ncases)
+	diag("iodone_cnt +%lld, ioerr_cnt +%lld", dev_counter(ROLE_BBDISK, "iodone_cnt") - done0,
+	     dev_counter(ROLE_BBDISK, "ioerr_cnt") - err0);
+	if (done0 < 0 || dev_counter(ROLE_BBDISK, "iodone_cnt") - done0 != (long long)ncases ||
+	    dev_counter(ROLE_BBDISK, "ioerr_cnt") - err0 != (long long)ncases)
 		return fail("the device's iodone_cnt/ioerr_cnt grew by %lld/%lld, want %zu/%zu",
-			    counter("iodone_cnt") - done0, counter("ioerr_cnt") - err0, ncases,
+			    dev_counter(ROLE_BBDISK, "iodone_cnt") - done0, dev_counter(ROLE_BBDISK, "ioerr_cnt") - err0, ncases,
 			    ncases);
 	return lying_finish(0, 512, 352);
 }

@@ -242,22 +242,6 @@ int t_lying_host_bytes(void)
 	return lying_finish(0, 896, 80);
 }
 
-/* /sys/block/<disk>/device/<name>: the midlayer's per-device counters. */
-static long long counter(const char *name)
-{
-	char path[128], buf[64];
-	FILE *f;
-	long long v = -1;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/device/%s", dev_name(ROLE_BBDISK), name);
-	f = fopen(path, "re");
-	if (f && fgets(buf, sizeof(buf), f))
-		v = strtoll(buf, NULL, 0);
-	if (f)
-		fclose(f);
-	return v;
-}
-
 /* A failing O_DIRECT read of len bytes at s with sd_done's logging on:
  * want errno want and `sd_done: completed good of len bytes`. */
 static int expect_good_bytes(const char *name, uint64_t s, size_t len, int want, long good)
@@ -291,15 +275,15 @@ static int expect_good_bytes(const char *name, uint64_t s, size_t len, int want,
 
 static int good_read_counts(uint64_t s)
 {
-	long long done0 = counter("iodone_cnt"), err0 = counter("ioerr_cnt");
+	long long done0 = dev_counter(ROLE_BBDISK, "iodone_cnt"), err0 = dev_counter(ROLE_BBDISK, "ioerr_cnt");
 
 	if (expect("a good read", s, 8192, 0, 1))
 		return -1;
-	diag("a good read: iodone_cnt +%lld, ioerr_cnt +%lld", counter("iodone_cnt") - done0,
-	     counter("ioerr_cnt") - err0);
-	if (done0 < 0 || counter("iodone_cnt") - done0 != 1 || counter("ioerr_cnt") != err0)
+	diag("a good read: iodone_cnt +%lld, ioerr_cnt +%lld", dev_counter(ROLE_BBDISK, "iodone_cnt") - done0,
+	     dev_counter(ROLE_BBDISK, "ioerr_cnt") - err0);
+	if (done0 < 0 || dev_counter(ROLE_BBDISK, "iodone_cnt") - done0 != 1 || dev_counter(ROLE_BBDISK, "ioerr_cnt") != err0)
 		return fail("a good read: iodone_cnt/ioerr_cnt grew by %lld/%lld, want 1/0",
-			    counter("iodone_cnt") - done0, counter("ioerr_cnt") - err0);
+			    dev_counter(ROLE_BBDISK, "iodone_cnt") - done0, dev_counter(ROLE_BBDISK, "ioerr_cnt") - err0);
 	return 0;
 }
 
