@@ -26,7 +26,24 @@ CCACHE_DEPEND=1
 export CCACHE_BASEDIR CCACHE_DEPEND
 jobs=$(nproc 2>/dev/null || echo 2)
 
-if [ ! -f "$out/.config" ] || [ "$out/.config" -ot "$1" ]; then
+# config_holds FRAGMENT...: every option the fragments set is in .config;
+# names the first that is not (quiet with -q).
+config_holds() {
+	_say=1
+	[ "$1" = -q ] && { _say=0; shift; }
+	for f in "$@"; do
+		grep -E '^CONFIG_[A-Z0-9_]+=' "$f" | while IFS= read -r line; do
+			grep -qxF "$line" "$out/.config" && continue
+			[ $_say = 0 ] || echo "config: $line did not survive olddefconfig" >&2
+			exit 1
+		done || return 1
+	done
+}
+
+# A make run in this tree without the harness applied (by hand, say) lets
+# kbuild's syncconfig drop the harness's options from .config for good:
+# configure again whenever a requested option is gone.
+if [ ! -f "$out/.config" ] || [ "$out/.config" -ot "$1" ] || ! config_holds -q "$@"; then
 	make -s -C "$src" O="$out" ARCH=x86_64 tinyconfig
 	frags=""
 	for f in "$@"; do
@@ -35,13 +52,7 @@ if [ ! -f "$out/.config" ] || [ "$out/.config" -ot "$1" ]; then
 	# shellcheck disable=SC2086 # fragment paths are ours, split on purpose
 	(cd "$out" && "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $frags >/dev/null)
 	make -s -C "$src" O="$out" ARCH=x86_64 olddefconfig
-	missing=0
-	for f in "$@"; do
-		grep -E '^CONFIG_[A-Z0-9_]+=' "$f" | while IFS= read -r line; do
-			grep -qxF "$line" "$out/.config" || { echo "config: $line did not survive olddefconfig" >&2; exit 1; }
-		done || missing=1
-	done
-	[ $missing -eq 0 ] || { rm -f "$out/.config"; exit 1; }
+	config_holds "$@" || { rm -f "$out/.config"; exit 1; }
 fi
 # depend mode hashes a source and the headers the compiler names, never
 # what it pulls in with .incbin: piggy.S (the compressed vmlinux) is the
