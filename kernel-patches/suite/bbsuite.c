@@ -75,7 +75,12 @@ static const struct test tests[] = {
 	{ "lying-device-sense-actions", t_lying_sense_actions },
 	{ "lying-device-unit-attention", t_lying_unit_attention },
 	{ "lying-device-sr-deferred", t_lying_sr_deferred },
+	{ "lying-device-cd-geometry", t_lying_cd_geometry },	/* puts the CD back as it was */
 	{ "lying-device-runtime-limit", t_lying_runtime_limit },
+	{ "lying-device-eh-paths", t_lying_eh_paths },
+	{ "lying-device-write-paths", t_lying_write_paths },
+	{ "lying-device-mixed-merge", t_lying_mixed_merge },
+	{ "lying-device-queue", t_lying_queue },
 	{ "lying-device-read6-fallback", t_lying_read6_fallback },	/* READ(6) from now on: last on the disk */
 	{ "lying-device-sr-valid-inside", t_lying_sr_valid_inside },
 	{ "lying-device-sr-end-trim", t_lying_sr_end_trim },	/* trims the CD: last of its tests */

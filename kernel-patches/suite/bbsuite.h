@@ -16,6 +16,10 @@
  *   t_sd.c        sd-* tests (scsi_debug and QEMU scsi-hd behind blkdebug)
  *   t_sr.c        sr-* tests (QEMU scsi-cd behind blkdebug)
  *   t_lying.c     lying-device-* tests (the scsi_bbtest harness driver)
+ *   t_lying_device.c  lying-device-* tests of the commands besides READ and
+ *                 WRITE: READ CAPACITY, READ TOC, resets, SYNCHRONIZE
+ *                 CACHE, WRITE SAME, the disk's last sector, a queue freeze
+ *   t_lying_merge.c   lying-device-mixed-merge (a failed mixed-merge request)
  *   t_guest.c     guest-no-network (QEMU gave the guest no NIC)
  *   bbgcov.c      after the suite, the kernel's gcov data for drivers/scsi
  *
@@ -108,6 +112,11 @@ struct bbt_cmd {
 	bool oob;			/* it reached past the end of the medium */
 };
 int bbtest_log_read(struct bbt_cmd *out, int max);
+/* Commands of opcode the device got on lun since the last clear, or -1. */
+int bbtest_opcount(unsigned int lun, unsigned int opcode);
+int bbtest_opcodes_clear(void);
+/* /sys/module/scsi_bbtest/parameters/NAME = val */
+int bbtest_param(const char *name, long val);
 
 /* bbutil.c: kernel log, read from /dev/kmsg */
 int kmsg_open(void);
@@ -157,6 +166,16 @@ int direct_expect_fail(enum role r, uint64_t s, size_t len, size_t blk);
 int direct_expect_good(enum role r, uint64_t s, size_t len);
 int error_line_names(size_t mark, enum role r, uint64_t sector);
 int direct_fail_good_bytes(uint64_t s, size_t len, long *good);
+/* t_lying_sr.c: O_DIRECT read of n blocks of blk bytes at block b of the
+ * scsi_bbtest CD that must fail: its negative errno (1: it did not fail,
+ * fail() said why), with the good bytes scsi_io_completion() was given in
+ * *done ("N sectors total, M bytes done"; -1 if none was logged). */
+int cd_direct_done(uint64_t b, uint64_t n, size_t blk, long *done);
+/* t_lying_device.c: an O_DIRECT read of len bytes at byte off of r that
+ * must return the right data after exactly n commands on [lba, lba +
+ * blocks) of scsi_bbtest's lun; 0 or fail(). */
+int expect_right(const char *name, enum role r, uint64_t off, size_t len,
+		 unsigned int lun, uint64_t lba, uint64_t blocks, int n);
 /* scsi_mod's logging knob; LOG_SD_DONE makes sd_done() log its count */
 #define SCSI_LOGGING "/sys/module/scsi_mod/parameters/scsi_logging_level"
 #define LOG_SD_DONE "33554432"	/* SCSI_LOG_HLCOMPLETE 2: logs level 1 */
@@ -191,6 +210,11 @@ int t_lying_unit_attention(void);
 int t_lying_sr_deferred(void);
 int t_lying_read6_fallback(void);
 int t_lying_runtime_limit(void);
+int t_lying_cd_geometry(void);
+int t_lying_eh_paths(void);
+int t_lying_write_paths(void);
+int t_lying_mixed_merge(void);
+int t_lying_queue(void);
 int t_guest_no_network(void);
 
 #endif

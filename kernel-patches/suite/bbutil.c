@@ -340,6 +340,34 @@ int bbtest_log_count(unsigned int lun, uint64_t lba, uint64_t n, int *oob)
 	return got < 0 ? -1 : count;
 }
 
+int bbtest_opcodes_clear(void)
+{
+	return knob_write(BBTEST_DIR "/opcodes", "clear");
+}
+
+int bbtest_opcount(unsigned int lun, unsigned int opcode)
+{
+	FILE *f = fopen(BBTEST_DIR "/opcodes", "re");
+	unsigned int l, op;
+	int n, count = 0;
+
+	if (!f)
+		return fail("cannot open '%s': %s", BBTEST_DIR "/opcodes", strerror(errno));
+	while (fscanf(f, "%u %x %d", &l, &op, &n) == 3)
+		if (l == lun && op == opcode)
+			count = n;
+	fclose(f);
+	return count;
+}
+
+int bbtest_param(const char *name, long val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/scsi_bbtest/parameters/%s", name);
+	return knob_writef(path, "%ld", val);
+}
+
 /* --- kernel log --------------------------------------------------------- */
 
 static int kmsg_fd = -1;

@@ -44,22 +44,22 @@
 
 /* O_DIRECT read of n 2K blocks at block b: the negative errno, or 1 if it
  * it did not fail (fail() said why). */
-static int cd_direct(uint64_t b, uint64_t n)
+static int cd_direct(uint64_t b, uint64_t n, size_t blk)
 {
 	int fd = io_open(ROLE_BBCD, O_RDONLY | O_DIRECT), ret;
-	unsigned char *buf = io_buf(n * CD_BLOCK);
+	unsigned char *buf = io_buf(n * blk);
 	ssize_t got;
 
 	if (fd < 0) {
 		free(buf);
 		return 1;
 	}
-	got = io_pread(fd, buf, n * CD_BLOCK, b * CD_BLOCK);
+	got = io_pread(fd, buf, n * blk, b * blk);
 	ret = 1;
 	if (got < 0)
 		ret = (int)got;
-	else if (!pat_expect(buf, (size_t)got, b * CD_BLOCK, 0, "O_DIRECT read of the CD"))
-		fail("O_DIRECT read across a bad 2K block returned %zd bytes, want ENODATA", got);
+	else if (!pat_expect(buf, (size_t)got, b * blk, 0, "O_DIRECT read of the CD"))
+		fail("O_DIRECT read across a bad block returned %zd bytes, want ENODATA", got);
 	free(buf);
 	close(fd);
 	return ret;
@@ -117,10 +117,8 @@ static int cd_pages_clean(uint64_t b, uint64_t n)
 
 #define LOG_HLCOMPLETE "33554432"	/* SCSI_LOG_HLCOMPLETE 2 */
 
-/* cd_direct() with the midlayer's completion logging on: *done gets the
- * good bytes scsi_io_completion() was given for the read ("N sectors
- * total, M bytes done"), -1 if none was logged. */
-static int cd_direct_done(uint64_t b, uint64_t n, long *done)
+/* cd_direct() with the midlayer's completion logging on (bbsuite.h). */
+int cd_direct_done(uint64_t b, uint64_t n, size_t blk, long *done)
 {
 	char needle[32];
 	size_t mark;
@@ -130,7 +128,7 @@ static int cd_direct_done(uint64_t b, uint64_t n, long *done)
 	if (knob_write(SCSI_LOGGING, LOG_HLCOMPLETE))
 		return 1;
 	mark = kmsg_mark();
-	ret = cd_direct(b, n);
+	ret = cd_direct(b, n, blk);
 	knob_write(SCSI_LOGGING, "0");
 	kmsg_sync();
 	snprintf(needle, sizeof(needle), "[%s]", dev_name(ROLE_BBCD));
@@ -144,7 +142,7 @@ static int cd_direct_done(uint64_t b, uint64_t n, long *done)
 		while (p > l && p[-1] >= '0' && p[-1] <= '9')
 			p--;
 		if (sscanf(p, "%lu sectors total, %ld bytes done", &total, &x) != 2 ||
-		    total != n * 4)
+		    total != n * blk / 512)
 			continue;
 		diag("kernel: %s", l);
 		*done = x;
@@ -185,7 +183,7 @@ int t_lying_sr_valid_inside(void)
 	    rulef("lun=1 lba=205 status=2 sense=%s copy=upto resid=rest", sense))
 		return -1;
 	mark = kmsg_mark();
-	got = cd_direct_done(202, 4, &done);
+	got = cd_direct_done(202, 4, CD_BLOCK, &done);
 	if (got > 0)
 		return -1;
 	if (got != -ENODATA)
@@ -216,7 +214,7 @@ int t_lying_sr_deferred(void)
 		return -1;
 	kmsg_sync();
 	mark = kmsg_mark();
-	got = cd_direct_done(122, 4, &done);
+	got = cd_direct_done(122, 4, CD_BLOCK, &done);
 	/* sr_init_command's own check of the S/G size: never on a sane read */
 	l = kmsg_find(mark, "mismatch count");
 	if (l)
@@ -245,7 +243,7 @@ int t_lying_sr_end_trim(void)
 	if (dev_require(ROLE_BBCD) || size_is(BBCD_BLOCKS * 4) ||
 	    rulef("lun=1 lba=500 status=2 sense=%s copy=upto resid=rest", sense))
 		goto bad;
-	got = cd_direct_done(498, 4, &done);
+	got = cd_direct_done(498, 4, CD_BLOCK, &done);
 	if (got > 0)
 		goto bad;
 	if (got != -ENODATA) {
