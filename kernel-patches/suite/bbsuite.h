@@ -74,6 +74,8 @@ void dev_scan(void);
 long long dev_sectors(enum role r);		/* /sys/block/X/size, -1 */
 /* /sys/block/X/device/NAME: the midlayer's per-device counters (hex), -1 */
 long long dev_counter(enum role r, const char *name);
+/* /sys/block/X/REL as a decimal number ("queue/read_ahead_kb"), -1 */
+long long dev_sysfs_number(enum role r, const char *rel);
 
 /* bbutil.c: data pattern.  Every 512-byte unit at byte address A holds the
  * little-endian u64 (A / 512) ^ seed, repeated; seed 0 is the runner's and

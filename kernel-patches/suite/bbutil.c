@@ -340,6 +340,21 @@ int bbtest_log_count(unsigned int lun, uint64_t lba, uint64_t n, int *oob)
 	return got < 0 ? -1 : count;
 }
 
+long long dev_sysfs_number(enum role r, const char *rel)
+{
+	char path[160], buf[32];
+	FILE *f;
+	long long v = -1;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/%s", dev_name(r), rel);
+	f = fopen(path, "re");
+	if (f && fgets(buf, sizeof(buf), f))
+		v = atoll(buf);
+	if (f)
+		fclose(f);
+	return v;
+}
+
 int bbtest_opcodes_clear(void)
 {
 	return knob_write(BBTEST_DIR "/opcodes", "clear");

@@ -105,21 +105,6 @@ int expect_right(const char *name, enum role r, uint64_t off, size_t len,
 
 /* --- lying-device-cd-geometry ------------------------------------------ */
 
-static long long cd_queue_knob(const char *knob)
-{
-	char path[128], buf[32];
-	FILE *f;
-	long long v = -1;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", dev_name(ROLE_BBCD), knob);
-	f = fopen(path, "re");
-	if (f && fgets(buf, sizeof(buf), f))
-		v = atoll(buf);
-	if (f)
-		fclose(f);
-	return v;
-}
-
 /* Make sr read the disc again: the TEST UNIT READY of an open (sr's event
  * check) gets UNIT ATTENTION 28/00, medium may have changed, which marks
  * the device changed; the next open reports the change and revalidates the
@@ -147,7 +132,7 @@ static int cd_revalidate(void)
 /* Sizes sr now has: sectors of 512 bytes and its logical block size. */
 static int cd_is(const char *when, long long sectors, long long lbs)
 {
-	long long got = dev_sectors(ROLE_BBCD), got_lbs = cd_queue_knob("logical_block_size");
+	long long got = dev_sectors(ROLE_BBCD), got_lbs = dev_sysfs_number(ROLE_BBCD, "queue/logical_block_size");
 
 	diag("%s: %lld sectors, %lld-byte blocks", when, got, got_lbs);
 	if (got != sectors || got_lbs != lbs)
@@ -463,21 +448,6 @@ static int queue_freeze(void)
 	return 0;
 }
 
-static long long disk_queue_depth(void)
-{
-	char path[128], buf[32];
-	FILE *f;
-	long long v = -1;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/device/queue_depth", dev_name(ROLE_BBDISK));
-	f = fopen(path, "re");
-	if (f && fgets(buf, sizeof(buf), f))
-		v = atoll(buf);
-	if (f)
-		fclose(f);
-	return v;
-}
-
 /* Poll the disk's queue depth every 20 ms for up to 30 s while a child
  * reads a page that gets TASK SET FULL: the first depth below was, or was
  * itself if it never dropped.  Then the rule goes and the child's read
@@ -497,7 +467,7 @@ static long long depth_while_full(long long was, bool *child_ok)
 		_exit(rd(ROLE_BBDISK, 1192 * SECTOR, 4096) == 0 ? 0 : 1);
 	for (int i = 0; i < 1500 && now >= was; i++) {
 		usleep(20000);
-		now = disk_queue_depth();
+		now = dev_sysfs_number(ROLE_BBDISK, "device/queue_depth");
 	}
 	bbtest_clear();
 	if (waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)
@@ -510,7 +480,7 @@ static long long depth_while_full(long long was, bool *child_ok)
  * depth by one.  (It waits for the kernel's own pace: about 0.7 s.) */
 static int queue_full_lowers_depth(void)
 {
-	long long was = disk_queue_depth(), now;
+	long long was = dev_sysfs_number(ROLE_BBDISK, "device/queue_depth"), now;
 	bool child_ok;
 	char path[128];
 	int ret = 0;

@@ -27,21 +27,6 @@
 #define RA_SECTOR	1952u	/* the plain readahead case: 1952..1983 */
 #define RESERVATION_CONFLICT 0x18
 
-static long long disk_queue_knob(const char *knob)
-{
-	char path[128], buf[32];
-	FILE *f;
-	long long v = -1;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/%s", dev_name(ROLE_BBDISK), knob);
-	f = fopen(path, "re");
-	if (f && fgets(buf, sizeof(buf), f))
-		v = atoll(buf);
-	if (f)
-		fclose(f);
-	return v;
-}
-
 static int set_read_ahead_kb(long long kb)
 {
 	char path[128];
@@ -217,7 +202,7 @@ int t_lying_mixed_merge(void)
 
 	if (dev_require(ROLE_BBDISK))
 		return -1;
-	ra_kb = disk_queue_knob("read_ahead_kb");
+	ra_kb = dev_sysfs_number(ROLE_BBDISK, "queue/read_ahead_kb");
 	if (ra_kb < 0 || set_read_ahead_kb(16))
 		return -1;
 	ret = plain_readahead() || mixed_merge();
