@@ -173,6 +173,14 @@ int direct_fail_good_bytes(uint64_t s, size_t len, long *good);
  * fail() said why), with the good bytes scsi_io_completion() was given in
  * *done ("N sectors total, M bytes done"; -1 if none was logged). */
 int cd_direct_done(uint64_t b, uint64_t n, size_t blk, long *done);
+/* t_lying_paths.c: fixed sense with an ascq (INFORMATION and VALID when
+ * valid); an O_DIRECT read of len bytes at byte off of r on a fresh open:
+ * 0 and the right data, 1 wrong data, or the negative errno; what() names
+ * such a result. */
+void sense_q(char *out, bool deferred, uint8_t key, uint8_t asc, uint8_t ascq,
+	     bool valid, uint32_t info);
+int rd_open(enum role r, uint64_t off, size_t len);
+const char *what(int got);
 /* t_lying_device.c: an O_DIRECT read of len bytes at byte off of r that
  * must return the right data after exactly n commands on [lba, lba +
  * blocks) of scsi_bbtest's lun; 0 or fail(). */

@@ -57,44 +57,12 @@
 #define OP_WRITE_SAME	0x41
 #define DID_TIME_OUT	3
 
-static void sense_aq(char *out, uint8_t key, uint8_t asc, uint8_t ascq)
-{
-	unsigned char s[18] = { 0x70, 0, key, 0, 0, 0, 0, 10, 0, 0, 0, 0, asc, ascq };
-
-	lying_hex(out, s, sizeof(s));
-}
-
-static const char *what(int got)
-{
-	return got < 0 ? strerror(-got) : got ? "wrong data" : "success";
-}
-
-/* O_DIRECT read of len bytes at byte offset off of role r: 0 and the right
- * data, 1 wrong data (fail() said where), or the negative errno. */
-static int rd(enum role r, uint64_t off, size_t len)
-{
-	int fd = io_open(r, O_RDONLY | O_DIRECT), ret = 1;
-	unsigned char *buf = io_buf(len);
-	ssize_t n;
-
-	if (fd >= 0) {
-		n = io_pread(fd, buf, len, off);
-		if (n == (ssize_t)len)
-			ret = pat_expect(buf, len, off, 0, "O_DIRECT read") ? 1 : 0;
-		else
-			ret = n < 0 ? (int)n : 1;
-		close(fd);
-	}
-	free(buf);
-	return ret;
-}
-
 /* Read len bytes at off of r; want the right data after exactly n commands
  * on [lba, lba + blocks) of lun (bbsuite.h). */
 int expect_right(const char *name, enum role r, uint64_t off, size_t len,
 			unsigned int lun, uint64_t lba, uint64_t blocks, int n)
 {
-	int got = rd(r, off, len), oob, seen = bbtest_log_count(lun, lba, blocks, &oob);
+	int got = rd_open(r, off, len), oob, seen = bbtest_log_count(lun, lba, blocks, &oob);
 
 	diag("%s: %s after %d command(s)", name, what(got), seen);
 	if (got || seen != n)
@@ -115,7 +83,7 @@ static int cd_revalidate(void)
 	char sense[64];
 	int fd;
 
-	sense_aq(sense, UNIT_ATTENTION, 0x28, 0);
+	sense_q(sense, false, UNIT_ATTENTION, 0x28, 0, false, 0);
 	if (bbtest_opcodes_clear() || rulef("lun=1 op=0x00 status=2 sense=%s", sense))
 		return -1;
 	for (int i = 0; i < 2; i++) {
@@ -190,7 +158,7 @@ static int cd_geometry_steps(void)
 	    cd_is("READ CAPACITY says 1024-byte blocks (unsupported)", 0, 1024))
 		return -1;
 	/* READ CAPACITY refused three times: sr guesses 2K blocks */
-	sense_aq(sense, ILLEGAL_REQUEST, 0x24, 0);
+	sense_q(sense, false, ILLEGAL_REQUEST, 0x24, 0, false, 0);
 	if (rulef("lun=1 op=0x25 status=2 sense=%s count=3", sense) ||
 	    cd_revalidated("READ CAPACITY failing", 3) ||
 	    cd_is("READ CAPACITY failing (sr keeps the size, guesses 2048)", 0, 2048))
@@ -258,12 +226,12 @@ int t_lying_eh_paths(void)
 	    expect_right("host byte DID_TIME_OUT once", ROLE_BBDISK, 1160 * SECTOR, 8192, 0,
 			 1160, 16, 2))
 		return -1;
-	sense_aq(sense, UNIT_ATTENTION, 0x29, 0);
+	sense_q(sense, false, UNIT_ATTENTION, 0x29, 0, false, 0);
 	if (reset_cd() || rulef("lun=1 lba=176 status=2 sense=%s copy=0 resid=rest", sense) ||
 	    expect_right("UNIT ATTENTION 29/00 after the reset", ROLE_BBCD, 176 * 2048, 8192, 1,
 			 176, 4, 2))
 		return -1;
-	sense_aq(sense, ABORTED_COMMAND, 0x44, 0);
+	sense_q(sense, false, ABORTED_COMMAND, 0x44, 0, false, 0);
 	if (bbtest_param("disk_retry_itf", 1))
 		return -1;
 	ret = rulef("lun=0 lba=1178 status=2 sense=%s copy=0 resid=rest count=7", sense) ||
@@ -361,7 +329,7 @@ int t_lying_write_paths(void)
 
 	if (dev_require(ROLE_BBDISK) || bbtest_clear() || disk_cache("write back"))
 		return -1;
-	sense_aq(sense, MEDIUM_ERROR, 0x11, 0);
+	sense_q(sense, false, MEDIUM_ERROR, 0x11, 0, false, 0);
 	if (rulef("lun=0 op=0x35 status=2 sense=%s", sense))
 		goto out;
 	got = write_fsync(1184);
@@ -372,7 +340,7 @@ int t_lying_write_paths(void)
 		     " want ENODATA", what(got));
 		goto out;
 	}
-	sense_aq(sense, RECOVERED_ERROR, 0x17, 0);
+	sense_q(sense, false, RECOVERED_ERROR, 0x17, 0, false, 0);
 	if (rulef("lun=0 op=0x41 status=2 sense=%s resid=0", sense) ||
 	    zero_expect("RECOVERED ERROR claiming nothing sent", 1186, 2) ||
 	    rulef("lun=0 op=0x41 resid=512") ||
@@ -398,7 +366,7 @@ static int last_sector_split(void)
 
 	if (bbtest_clear() || bbtest_param("disk_last_sector_bug", 1))
 		return -1;
-	if (rd(ROLE_BBDISK, 2032 * SECTOR, 8192))
+	if (rd_open(ROLE_BBDISK, 2032 * SECTOR, 8192))
 		ret = fail("a read of the last 16 sectors with last_sector_bug went wrong");
 	bbtest_param("disk_last_sector_bug", 0);
 	if (ret)
@@ -464,7 +432,7 @@ static long long depth_while_full(long long was, bool *child_ok)
 		return was;
 	}
 	if (pid == 0)
-		_exit(rd(ROLE_BBDISK, 1192 * SECTOR, 4096) == 0 ? 0 : 1);
+		_exit(rd_open(ROLE_BBDISK, 1192 * SECTOR, 4096) == 0 ? 0 : 1);
 	for (int i = 0; i < 1500 && now >= was; i++) {
 		usleep(20000);
 		now = dev_sysfs_number(ROLE_BBDISK, "device/queue_depth");

@@ -63,7 +63,7 @@
 #define ABORTED_COMMAND	0xb
 
 /* Fixed sense with an ascq; INFORMATION (and VALID) when valid. */
-static void sense_q(char *out, bool deferred, uint8_t key, uint8_t asc, uint8_t ascq,
+void sense_q(char *out, bool deferred, uint8_t key, uint8_t asc, uint8_t ascq,
 		    bool valid, uint32_t info)
 {
 	unsigned char s[18] = { 0 };
@@ -101,8 +101,8 @@ static int rd(int fd, uint64_t off, size_t len)
 	return ret;
 }
 
-/* The same on a fresh O_DIRECT open of role r. */
-static int rd_open(enum role r, uint64_t off, size_t len)
+/* The same on a fresh O_DIRECT open of role r (bbsuite.h). */
+int rd_open(enum role r, uint64_t off, size_t len)
 {
 	int fd = io_open(r, O_RDONLY | O_DIRECT), ret;
 
@@ -113,7 +113,7 @@ static int rd_open(enum role r, uint64_t off, size_t len)
 	return ret;
 }
 
-static const char *what(int got)
+const char *what(int got)
 {
 	return got < 0 ? strerror(-got) : got ? "wrong data" : "success";
 }
