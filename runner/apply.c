@@ -18,7 +18,14 @@
  * tree (sandbox.c): the check is the policy, the sandbox what holds if the
  * check or patch has a hole.
  */
-#include "runner.h"
+#include "apply.h"
+#include "run.h"
+#include "stage.h"
+#include "paths.h"
+#include "sandbox.h"
+#include "buf.h"
+#include "child.h"
+#include "db.h"
 #include "patch.h"
 #include "xalloc.h"
 #include "config.h"

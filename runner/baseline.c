@@ -9,7 +9,11 @@
  * that job costs one build less and one boot less.  A key that changed, or
  * a row too old, means the base runs again and its results replace it.
  */
-#include "runner.h"
+#include "run.h"
+#include "boot.h"
+#include "verdict.h"
+#include "buf.h"
+#include "db.h"
 #include "xalloc.h"
 #include "config.h"
 #include "log.h"

@@ -9,7 +9,20 @@
  * pass, fail or flaky.  run.c calls these;
  * the stage rows and the verdict of a crash go through stage.c.
  */
-#include "runner.h"
+#include "boot.h"
+#include "run.h"
+#include "stage.h"
+#include "paths.h"
+#include "build.h"
+#include "qemu.h"
+#include "lava.h"
+#include "coverage.h"
+#include "scenario.h"
+#include "ktap.h"
+#include "logscan.h"
+#include "verdict.h"
+#include "buf.h"
+#include "job.h"
 #include "xalloc.h"
 #include "config.h"
 #include "log.h"

@@ -15,7 +15,14 @@
  * The suite (kernel-patches/suite) is our own code: it is built once per
  * content hash into <cache>/suite/<hash>/ with `make -C suite O=...`.
  */
-#include "runner.h"
+#include "build.h"
+#include "run.h"
+#include "stage.h"
+#include "paths.h"
+#include "sandbox.h"
+#include "apply.h"
+#include "buf.h"
+#include "child.h"
 #include "xalloc.h"
 #include "config.h"
 #include "log.h"

@@ -21,7 +21,10 @@
  * flight, gives the job back to the queue (job_unclaim) and exits 0.
  */
 #include "runner.h"
-#include "claim.h"
+#include "run.h"
+#include "buf.h"
+#include "db.h"
+#include "job.h"
 #include "config.h"
 #include "log.h"
 #include "wake.h"

@@ -8,7 +8,8 @@
  * second half is a ring over the latest output, and what the parsers and
  * the log see is the head, one line saying how much was cut, and the tail.
  */
-#include "runner.h"
+#include "console.h"
+#include "buf.h"
 #include "xalloc.h"
 
 #include <stdlib.h>

@@ -23,7 +23,9 @@
  * Everything that can go wrong here leaves the reach unmeasured: it never
  * turns a job into an infra-error.
  */
-#include "runner.h"
+#include "coverage.h"
+#include "run.h"
+#include "buf.h"
 #include "xalloc.h"
 #include "config.h"
 #include "log.h"

@@ -11,7 +11,9 @@
  * /bin/busybox (busybox-static) with /bin/sh, /bin/bbsuite, /bbsuite, and
  * the usual empty mount points plus /dev/console.
  */
-#include "runner.h"
+#include "run.h"
+#include "boot.h"
+#include "buf.h"
 #include "log.h"
 
 #include <errno.h>

@@ -7,7 +7,10 @@
  * reason.  A run keeps only the first such error: the ones after it are the
  * same full disk.
  */
-#include "runner.h"
+#include "run.h"
+#include "stage.h"
+#include "buf.h"
+#include "child.h"
 #include "log.h"
 
 #include <errno.h>

@@ -12,7 +12,13 @@
  * All of it runs in the sandbox: Kconfig files and scripts come from the
  * patched tree.
  */
-#include "runner.h"
+#include "kconfig.h"
+#include "run.h"
+#include "stage.h"
+#include "sandbox.h"
+#include "apply.h"
+#include "buf.h"
+#include "child.h"
 #include "xalloc.h"
 #include "config.h"
 #include "log.h"

@@ -10,7 +10,8 @@
  * Indented lines (nested subtests) are ignored: only top-level results count.
  * Anything else is not ours and is skipped.  Pure: no I/O, fuzzed.
  */
-#include "runner.h"
+#include "ktap.h"
+#include "buf.h"
 #include "xalloc.h"
 
 #include <ctype.h>

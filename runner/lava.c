@@ -32,7 +32,15 @@
  *
  * The lava_jobs row (schema 0011) is what the job page and the comment show.
  */
-#include "runner.h"
+#include "lava.h"
+#include "run.h"
+#include "stage.h"
+#include "qemu.h"
+#include "console.h"
+#include "scenario.h"
+#include "lavadef.h"
+#include "buf.h"
+#include "db.h"
 #include "xalloc.h"
 #include "config.h"
 #include "httpc.h"

@@ -8,7 +8,13 @@
  * /artifacts/<token>/ while its artifacts row lives (it expires after the
  * LAVA job could have ended).  Withdrawn when the boot ends.
  */
-#include "runner.h"
+#include "run.h"
+#include "paths.h"
+#include "qemu.h"
+#include "lava.h"
+#include "scenario.h"
+#include "buf.h"
+#include "db.h"
 #include "config.h"
 
 #include <errno.h>

@@ -23,7 +23,9 @@
  * own test results, which flatten subtests and call "# SKIP" a pass.
  */
 #include "hex.h"
-#include "runner.h"
+#include "lavadef.h"
+#include "scenario.h"
+#include "buf.h"
 #include "xalloc.h"
 
 #include <json.h>

@@ -9,7 +9,8 @@
  * "BUG: unable to handle ...") do not start a second problem.  Pure: no
  * I/O, fuzzed.
  */
-#include "runner.h"
+#include "logscan.h"
+#include "buf.h"
 #include "xalloc.h"
 #include "sha256.h"
 

@@ -3,7 +3,8 @@
  * the map of the code, claim.c for the loop).
  */
 #include "app.h"
-#include "claim.h"
+#include "runner.h"
+#include "db.h"
 #include "config.h"
 #include "log.h"
 

@@ -2,7 +2,9 @@
  * paths: where the runner keeps things and finds kernel-patches/, plus the
  * few file-system helpers the other runner files share.
  */
-#include "runner.h"
+#include "paths.h"
+#include "buf.h"
+#include "child.h"
 #include "cachedir.h"
 #include "config.h"
 #include "log.h"

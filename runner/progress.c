@@ -13,7 +13,10 @@
  * the job page) every 2 s, and for --warm (no job) to standard output every
  * 20 s.
  */
-#include "runner.h"
+#include "run.h"
+#include "stage.h"
+#include "buf.h"
+#include "job.h"
 #include "log.h"
 
 #include <fcntl.h>

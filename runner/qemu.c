@@ -20,7 +20,15 @@
  * prints a marker; only if the marker appears is KVM used.  The answer is
  * kept for the life of the runner process and recorded in each verdict.
  */
-#include "runner.h"
+#include "qemu.h"
+#include "run.h"
+#include "stage.h"
+#include "sandbox.h"
+#include "boot.h"
+#include "console.h"
+#include "scenario.h"
+#include "buf.h"
+#include "child.h"
 #include "xalloc.h"
 #include "config.h"
 #include "log.h"

@@ -5,7 +5,13 @@
  * build and the patched kernel) on the C files of drivers/scsi.  The pure
  * parsing and counting are coverage.c's.
  */
-#include "runner.h"
+#include "run.h"
+#include "stage.h"
+#include "paths.h"
+#include "sandbox.h"
+#include "coverage.h"
+#include "buf.h"
+#include "child.h"
 #include "xalloc.h"
 #include "config.h"
 #include "log.h"

@@ -33,7 +33,10 @@
  * sandbox_check), unless the operator sets [runner] unconfined = true:
  * then "unshare" only takes the network away and "none" nothing at all.
  */
-#include "runner.h"
+#include "sandbox.h"
+#include "paths.h"
+#include "buf.h"
+#include "child.h"
 #include "xalloc.h"
 #include "config.h"
 #include "log.h"

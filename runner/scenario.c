@@ -6,7 +6,10 @@
  * does not know, so a scenario written for a newer runner fails loudly.
  * Parsing is pure (and fuzzable); making images is the only I/O.
  */
-#include "runner.h"
+#include "scenario.h"
+#include "paths.h"
+#include "apply.h"
+#include "buf.h"
 #include "xalloc.h"
 #include "log.h"
 

@@ -15,7 +15,10 @@
  * shared by checkouts at many paths), the one used last is named, which is
  * the one the operator is most likely to recognise.
  */
-#include "runner.h"
+#include "run.h"
+#include "paths.h"
+#include "tree.h"
+#include "buf.h"
 #include "config.h"
 #include "log.h"
 #include "xalloc.h"

@@ -15,7 +15,11 @@
  * `bugbridge-runner --warm` runs stages with no job (id 0): they are only
  * logged.
  */
-#include "runner.h"
+#include "stage.h"
+#include "run.h"
+#include "buf.h"
+#include "child.h"
+#include "job.h"
 #include "config.h"
 #include "log.h"
 

@@ -26,7 +26,13 @@
  * harness touched are identical to the seed's, so they get the baseline's
  * old mtime back (tree_settle_harness) and are not rebuilt.
  */
-#include "runner.h"
+#include "tree.h"
+#include "run.h"
+#include "stage.h"
+#include "paths.h"
+#include "sandbox.h"
+#include "buf.h"
+#include "child.h"
 #include "config.h"
 #include "log.h"
 

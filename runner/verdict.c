@@ -11,7 +11,9 @@
  * "FLAKY", "NEW" (no baseline result) and "SKIP".  Overall, a regression
  * outranks a fix: one PASS->FAIL makes the job's change PASS->FAIL.
  */
-#include "runner.h"
+#include "verdict.h"
+#include "ktap.h"
+#include "buf.h"
 #include "xalloc.h"
 
 #include <stdlib.h>

@@ -13,7 +13,12 @@
  * place it says so and exits at once.  It writes no job rows: stage.c only
  * logs the stages of job 0.
  */
-#include "runner.h"
+#include "run.h"
+#include "paths.h"
+#include "tree.h"
+#include "buf.h"
+#include "db.h"
+#include "job.h"
 #include "config.h"
 #include "log.h"
 

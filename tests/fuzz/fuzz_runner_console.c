@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner.h"
+#include "ktap.h"
+#include "logscan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner.h"
+#include "scenario.h"
+#include "buf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

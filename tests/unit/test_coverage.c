@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner.h"
+#include "run.h"
+#include "coverage.h"
 
 static const char console[] =
 	"ok 18 kernel-log-clean\r\n"

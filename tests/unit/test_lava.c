@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner.h"
+#include "scenario.h"
+#include "lavadef.h"
+#include "ktap.h"
+#include "buf.h"
 
 static const char log_text[] =
 	"- {\"dt\": \"2026-12-04T17:18:54.9\", \"lvl\": \"info\", \"msg\": \"start: 1 tmpfs\"}\n"

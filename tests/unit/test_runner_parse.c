@@ -14,7 +14,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "run.h"
+#include "stage.h"
+#include "tree.h"
+#include "kconfig.h"
+#include "build.h"
+#include "console.h"
+#include "scenario.h"
+#include "ktap.h"
+#include "logscan.h"
+#include "verdict.h"
+#include "buf.h"
 
 static const char console[] =
 	"[    0.000000] Linux version 6.1.0 (bugbridge@runner)\r\n"

@@ -1,0 +1,28 @@
+/*
+ * build: make bzImage in a variant's tree, the first compiler errors of a
+ * failed build, the version the built kernel will print, and the guest
+ * test suite (kernel-patches/suite) built once per content hash.
+ */
+#ifndef BB_BUILD_H
+#define BB_BUILD_H
+
+#include <stdbool.h>
+#include "buf.h"
+#include "run.h"
+
+/* make bzImage; 1 = compile failed (first errors in *why), -1 infra. */
+int build_kernel(struct run *r, struct variant *v, struct buf *why);
+/* Pure: the first compiler error lines of a build log. */
+void build_first_errors(const char *log, struct buf *out, int max_lines);
+/* UTS_VERSION of the kernel last linked in v->out ("#2 bugbridge"); -1: none. */
+int build_uts_version(const struct variant *v, struct buf *out);
+/*
+ * Pure: false when the console's "Linux version" banner does not end with
+ * uts_version (the guest booted another kernel than the one built), the
+ * banner's version in *booted; true when it does or there is no banner.
+ */
+bool banner_is_built(const char *console, const char *uts_version, struct buf *booted);
+/* Build kernel-patches/suite once per content hash; r->suite_bin. */
+int build_suite(struct run *r);
+
+#endif

@@ -1,0 +1,18 @@
+/*
+ * kconfig: a variant's .config (tinyconfig + the fragments + olddefconfig)
+ * and the check that every option the fragments ask for stuck.
+ */
+#ifndef BB_KCONFIG_H
+#define BB_KCONFIG_H
+
+#include "buf.h"
+#include "run.h"
+
+/* tinyconfig + fragments + olddefconfig; 1 with the missing options in *why. */
+int kconfig_configure(struct run *r, struct variant *v, struct buf *why);
+/* Only the check, on a seeded out/.config (no Kconfig file changed). */
+int kconfig_check(struct run *r, struct variant *v, struct buf *why);
+/* Pure: options in fragment text that config text does not have; names in *missing. */
+int kconf_missing(const char *fragment, const char *config, struct buf *missing);
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * paths: where the runner's things live (the cache dir, kernel-patches) and
+ * the few file-system helpers every stage uses.
+ */
+#ifndef BB_PATHS_H
+#define BB_PATHS_H
+
+#include <stdbool.h>
+#include "buf.h"
+
+/* The cache dir (lib/cachedir.h), created if missing. */
+int runner_cache_dir(struct buf *out);
+/*
+ * The kernel-patches directory: [runner] patches_dir, else
+ * $BUGBRIDGE_DATADIR/kernel-patches, else the source tree the binary was built
+ * in (the directory above its build dir holding kernel-patches/), else
+ * BB_DATADIR/kernel-patches.
+ */
+int runner_patches_dir(struct buf *out);
+/* mkdir -p */
+int mkdir_p(const char *path, int mode);
+/* rm -rf through a child (trees are large; no recursion here). */
+int remove_tree(const char *path);
+bool path_exists(const char *path);
+/* A file's sha256 folded into ctx (missing file: its name only). */
+struct sha256;
+void hash_file(struct sha256 *ctx, const char *path);
+
+#endif
