@@ -3,7 +3,8 @@
  * privsep.h).  One request at a time on the one socket: the worker threads
  * take turns (a request is a database row or an open(), so the wait is
  * short), and an answer that is not the exact size and type asked for is
- * an error.
+ * an error.  An answer to an earlier request, which came after that
+ * request gave up, is dropped with its file (privsep.h).
  */
 #include "privsep.h"
 #include "xalloc.h"
@@ -16,12 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 /* seconds to wait for an answer: bugbridged answers between two of its steps at worst */
 #define PS_TIMEOUT 30
 
 static int ps_fd = -1;
+static uint64_t ps_seq;		/* the last request's id; under ps_lock */
 static pthread_mutex_t ps_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void privsep_client_init(int fd)
@@ -36,8 +39,11 @@ int privsep_ready(void)
 	return send(ps_fd, &m, sizeof(m), MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 : -1;
 }
 
-/* Receive one answer and, if one came along, a file descriptor. */
-static ssize_t recv_reply(struct ps_reply *r, int *fd)
+/*
+ * Receive one answer within timeout_ms and, if one came along, a file
+ * descriptor; -2 when none came in time.
+ */
+static ssize_t recv_reply(struct ps_reply *r, int *fd, int timeout_ms)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -49,8 +55,11 @@ static ssize_t recv_reply(struct ps_reply *r, int *fd)
 	struct pollfd pfd = { .fd = ps_fd, .events = POLLIN };
 	struct cmsghdr *c;
 	ssize_t n;
+	int rc = poll(&pfd, 1, timeout_ms);
 
-	if (poll(&pfd, 1, PS_TIMEOUT * 1000) != 1)
+	if (rc == 0)
+		return -2;
+	if (rc != 1)
 		return -1;
 	n = recvmsg(ps_fd, &mh, MSG_CMSG_CLOEXEC);
 	for (c = CMSG_FIRSTHDR(&mh); n > 0 && c; c = CMSG_NXTHDR(&mh, c)) {
@@ -70,9 +79,54 @@ static ssize_t recv_reply(struct ps_reply *r, int *fd)
 	return n;
 }
 
+/* Milliseconds from now to deadline (CLOCK_MONOTONIC), 0 once past. */
+static int ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+	long long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (long long)(deadline->tv_sec - now.tv_sec) * 1000 +
+	     (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms > 0 ? (int)ms : 0;
+}
+
+/*
+ * The answer to request m, within PS_TIMEOUT: answers to earlier requests
+ * (which gave up before they came) are dropped, and their files closed.
+ */
+static int await_reply(const struct ps_msg *m, struct ps_reply *r, int *fd)
+{
+	struct timespec deadline;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += PS_TIMEOUT;
+	for (;;) {
+		ssize_t n = recv_reply(r, fd, ms_left(&deadline));
+
+		if (n == -2)
+			return error("http: bugbridged gave no answer in time to request %llu"
+				     " (type %u)", (unsigned long long)m->seq, m->type);
+		if (n != (ssize_t)sizeof(*r) || r->seq > m->seq)
+			break;
+		if (r->seq == m->seq)
+			return r->type == m->type ? 0 : error("http: bugbridged answered request"
+				" %llu (type %u) with type %u", (unsigned long long)m->seq,
+				m->type, r->type);
+		log_warn("http: dropped a late answer from bugbridged (to request %llu, type %u;"
+			 " waiting for %llu)", (unsigned long long)r->seq, r->type,
+			 (unsigned long long)m->seq);
+		if (fd && *fd >= 0) {
+			close(*fd);
+			*fd = -1;
+		}
+	}
+	return error("http: bugbridged gave no proper answer to request %llu (type %u)",
+		     (unsigned long long)m->seq, m->type);
+}
+
 int privsep_call(struct ps_msg *m, struct ps_reply *r, int *fd)
 {
-	ssize_t n;
 	int ret = -1;
 
 	if (fd)
@@ -85,15 +139,13 @@ int privsep_call(struct ps_msg *m, struct ps_reply *r, int *fd)
 		log_error("http: no connection to bugbridged for request %u", m->type);
 		goto out;
 	}
+	m->seq = ++ps_seq;
 	if (send(ps_fd, m, sizeof(*m), MSG_NOSIGNAL) != (ssize_t)sizeof(*m)) {
 		log_error("http: cannot ask bugbridged: %s", strerror(errno));
 		goto out;
 	}
-	n = recv_reply(r, fd);
-	if (n != (ssize_t)sizeof(*r) || r->type != m->type) {
-		log_error("http: bugbridged gave no proper answer to request %u", m->type);
+	if (await_reply(m, r, fd))
 		goto out;
-	}
 	r->text[sizeof(r->text) - 1] = '\0';
 	ret = 0;
 out:

@@ -19,6 +19,13 @@
  *   PS_ARTIFACT_OPEN  a file a LAVA worker fetches (artifacts.c): token and
  *                name checked and looked up, the file passed back
  *
+ * Every request carries an id (`seq`, counting up in the child) and its
+ * answer carries the same id back.  The child gives up on an answer after a
+ * timeout; an answer that comes after that is still in the socket when the
+ * next request is sent, so the child drops every answer whose id is not the
+ * one it waits for (with the file that rode along), instead of handing the
+ * next request, maybe an anonymous one, the answer to a token holder's.
+ *
  * Which job a request may see is decided by the child (it alone knows who
  * asks); the parent only refuses what no request may have.
  */
@@ -40,6 +47,7 @@ enum ps_type { PS_READY = 1, PS_JOB_ADD, PS_LOG_OPEN, PS_LOG_LIST, PS_ARTIFACT_O
 /* child -> parent */
 struct ps_msg {
 	uint32_t type;
+	uint64_t seq;			/* the request's id, echoed in its answer */
 	uint32_t kind;			/* PS_JOB_ADD: enum ps_kind */
 	int64_t bug_id, candidate_id;	/* PS_JOB_ADD: 0 if not given */
 	int64_t job_id;			/* PS_LOG_* */
@@ -54,6 +62,7 @@ enum ps_kind { PS_KIND_TEST, PS_KIND_RETEST, PS_KIND_BISECT };
 /* parent -> child */
 struct ps_reply {
 	uint32_t type;			/* the request's */
+	uint64_t seq;			/* the request's */
 	int32_t status;			/* the HTTP status to answer with */
 	int64_t id;			/* PS_JOB_ADD: the new job */
 	uint64_t size;			/* PS_LOG_OPEN: bytes; the file rides along */
@@ -69,7 +78,8 @@ int privsep_ready(void);
 /*
  * One request, one answer (requests from several threads take turns).
  * *fd gets a file passed along (-1 if none; pass NULL where none may come).
- * -1 when the parent could not be asked or answered nonsense (logged).
+ * -1 when the parent could not be asked, did not answer in time or
+ * answered nonsense (logged).  m->seq is set here.
  */
 int privsep_call(struct ps_msg *m, struct ps_reply *r, int *fd);
 /* PS_LOG_LIST: the names into *names (free with job_logs_free); 0 or -1. */

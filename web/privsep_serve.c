@@ -3,7 +3,14 @@
  * process (see privsep.h).  Everything in a message is checked here again,
  * as if the dashboard had been taken over: the exact size and type, the
  * strings' terminators, a job spec's every field, a log's name against
- * job_logs.h's pattern.  The answers carry only what the request needs.
+ * job_logs.h's pattern.  The answers carry only what the request needs,
+ * and each carries its request's id back (privsep.h).
+ *
+ * Test hook: BUGBRIDGE_TEST_PRIVSEP_DELAY=JOB:SECONDS makes bugbridged
+ * sleep SECONDS before it answers the first request for a log of job JOB
+ * (logged as a warning), so that the dashboard gives up on that request
+ * first, as it would behind a slow disk; tests/t4075 uses it.  Nothing
+ * else reads it.
  */
 #include "privsep.h"
 #include "xalloc.h"
@@ -211,6 +218,22 @@ out:
 	buf_release(&text);
 }
 
+static void test_delay_hook(const struct ps_msg *m)
+{
+	static bool used;
+	const char *v = getenv("BUGBRIDGE_TEST_PRIVSEP_DELAY");
+	long long job;
+	int seconds;
+
+	if (used || !v || m->type != PS_LOG_OPEN || sscanf(v, "%lld:%d", &job, &seconds) != 2 ||
+	    job != m->job_id || seconds <= 0)
+		return;
+	used = true;
+	log_warn("http: BUGBRIDGE_TEST_PRIVSEP_DELAY: answering job %lld's log request in %d s",
+		 job, seconds);
+	sleep((unsigned)seconds);
+}
+
 int privsep_serve(int sock, struct db *db, bool *ready)
 {
 	struct ps_msg m;
@@ -232,8 +255,10 @@ int privsep_serve(int sock, struct db *db, bool *ready)
 		*ready = true;
 		return 1;
 	}
+	test_delay_hook(&m);
 	r = xcalloc(1, sizeof(*r));
 	r->type = m.type;
+	r->seq = m.seq;
 	if (m.type == PS_JOB_ADD)
 		job_add(db, &m, r);
 	else if (m.type == PS_LOG_OPEN)
