@@ -15,7 +15,8 @@ const struct config_key config_keys[] = {
 	{ "tracker", "api_key_file", CONF_STR, "", NULL, 0,
 	  "file whose first line is the API key" },
 	{ "tracker", "login", CONF_STR, "", NULL, 0,
-	  "the bot account's login, to recognise our own comments" },
+	  "the bot account's login, to recognise our own comments (empty: asked of the"
+	  " tracker, GET /rest/whoami or /rest/valid_login)" },
 	{ "tracker", "watch_bugs", CONF_LIST, "", NULL, 0,
 	  "bug ids to watch, e.g. 9370, 9371" },
 	{ "tracker", "watch_components", CONF_LIST, "", NULL, 0,

@@ -18,14 +18,8 @@ timeout = 2
 EOF2
 bb --config "$TMP/bb.conf" db migrate >/dev/null 2>&1
 
-queue() {	# queue BUG JOB: a result comment for JOB on BUG
-	sql "INSERT INTO outbox (kind, bug_id, job_id, marker, payload) VALUES ('comment', $1, $2,
-		'bugbridge-result: job $2', 'Result of job $2: PASS' || char(10) || char(10) ||
-		'bugbridge-result: job $2' || char(10))"
-}
-
 # 1. The connection drops after the comment is committed.
-queue 9370 1
+queue_result 9370 1
 standin_ctl drop-after-comment count=1
 bbd --once --config "$TMP/bb.conf" >"$TMP/run1.log" 2>&1
 is "run with a dropped connection exits 0" "$?" 0
@@ -39,7 +33,7 @@ bbd --once --config "$TMP/bb.conf" >"$TMP/run1b.log" 2>&1
 is "another run posts nothing more" "$(count_marker 9370 'bugbridge-result: job 1')" 1
 
 # 2. The process dies between the POST and the bookkeeping.
-queue 9370 2
+queue_result 9370 2
 BUGBRIDGE_TEST_CRASH_AFTER_POST=1 bbd --once --config "$TMP/bb.conf" >"$TMP/run2.log" 2>&1
 is "the crash hook killed bugbridged" "$?" 9
 is "the row was left 'sending'" "$(sql "SELECT state FROM outbox WHERE job_id = 2")" sending
@@ -55,7 +49,7 @@ is "the row is sent" "$(sql "SELECT state FROM outbox WHERE job_id = 2")" sent
 like "the log says it had landed" "$(cat "$TMP/run2b.log")" "had already landed as comment"
 
 # 3. kill -9 with the POST in flight (the tracker holds its answer).
-queue 9371 3
+queue_result 9371 3
 standin_ctl reset
 standin_ctl delay "ms=1500&count=1"
 bbd --config "$TMP/bb.conf" --once >"$TMP/run3.log" 2>&1 &

@@ -286,6 +286,12 @@ static int bad_answer(struct bz *bz, const char *method, const char *path, struc
 	return -1;
 }
 
+/* rc, a parser's result on the 2xx answer of GET path: 0, or bad_answer(). */
+static int parsed(struct bz *bz, const char *path, int rc, struct buf *err)
+{
+	return rc ? bad_answer(bz, "GET", path, err) : 0;
+}
+
 int bz_version(struct bz *bz, struct buf *version)
 {
 	struct buf body = BUF_INIT, err = BUF_INIT;
@@ -317,14 +323,10 @@ out:
 int bz_time(struct bz *bz, struct buf *db_time)
 {
 	struct buf body = BUF_INIT, err = BUF_INIT;
-	int ret = -1;
+	int ret = call_anon(bz, "/rest/time", &body);
 
-	if (!call_anon(bz, "/rest/time", &body)) {
-		if (bz_parse_time(body.ptr, db_time, &err))
-			bad_answer(bz, "GET", "/rest/time", &err);
-		else
-			ret = 0;
-	}
+	if (!ret)
+		ret = parsed(bz, "/rest/time", bz_parse_time(body.ptr, db_time, &err), &err);
 	buf_release(&body);
 	buf_release(&err);
 	return ret;
@@ -545,14 +547,11 @@ int bz_field(struct bz *bz, const char *name, struct buf *body)
 int bz_statuses(struct bz *bz, struct bz_status_list *out)
 {
 	struct buf body = BUF_INIT, err = BUF_INIT;
-	int ret = -1;
+	int ret = call_anon(bz, "/rest/field/bug/bug_status", &body);
 
-	if (!call_anon(bz, "/rest/field/bug/bug_status", &body)) {
-		if (bz_parse_statuses(body.ptr, out, &err))
-			bad_answer(bz, "GET", "/rest/field/bug/bug_status", &err);
-		else
-			ret = 0;
-	}
+	if (!ret)
+		ret = parsed(bz, "/rest/field/bug/bug_status",
+			     bz_parse_statuses(body.ptr, out, &err), &err);
 	buf_release(&body);
 	buf_release(&err);
 	return ret;
@@ -561,16 +560,41 @@ int bz_statuses(struct bz *bz, struct bz_status_list *out)
 int bz_users(struct bz *bz, const char *const *names, size_t n, struct bz_user_list *out)
 {
 	struct buf q = BUF_INIT, body = BUF_INIT, err = BUF_INIT;
-	int ret = -1;
+	int ret;
 
 	for (size_t i = 0; i < n; i++)
 		httpc_query_add(&q, "names", names[i]);
-	if (!call(bz, "GET", "/rest/user", &q, NULL, &body)) {
-		if (bz_parse_users(body.ptr, out, &err))
-			bad_answer(bz, "GET", "/rest/user", &err);
-		else
-			ret = 0;
-	}
+	ret = call(bz, "GET", "/rest/user", &q, NULL, &body);
+	if (!ret)
+		ret = parsed(bz, "/rest/user", bz_parse_users(body.ptr, out, &err), &err);
+	buf_release(&q);
+	buf_release(&body);
+	buf_release(&err);
+	return ret;
+}
+
+int bz_whoami(struct bz *bz, struct buf *login)
+{
+	struct buf body = BUF_INIT, err = BUF_INIT;
+	int ret = call(bz, "GET", "/rest/whoami", NULL, NULL, &body);
+
+	if (!ret)
+		ret = parsed(bz, "/rest/whoami", bz_parse_whoami(body.ptr, login, &err), &err);
+	buf_release(&body);
+	buf_release(&err);
+	return ret;
+}
+
+int bz_valid_login(struct bz *bz, const char *login, bool *yes)
+{
+	struct buf q = BUF_INIT, body = BUF_INIT, err = BUF_INIT;
+	int ret;
+
+	httpc_query_add(&q, "login", login);
+	ret = call(bz, "GET", "/rest/valid_login", &q, NULL, &body);
+	if (!ret)
+		ret = parsed(bz, "/rest/valid_login", bz_parse_valid_login(body.ptr, yes, &err),
+			     &err);
 	buf_release(&q);
 	buf_release(&body);
 	buf_release(&err);

@@ -187,6 +187,15 @@ int bz_statuses(struct bz *bz, struct bz_status_list *out);
  * editusers or may bless the group).  An unknown name fails the call (51).
  */
 int bz_users(struct bz *bz, const char *const *names, size_t n, struct bz_user_list *out);
+/*
+ * Who the key belongs to: GET /rest/whoami (5.1+, BMO), its login into
+ * *login.  Upstream 5.0 and 5.2 have no such call: they answer 404 with
+ * code 32614 (BZ_ERR_NOT_FOUND), and there bz_valid_login() tells whether
+ * the key is a given login's.
+ */
+int bz_whoami(struct bz *bz, struct buf *login);
+/* GET /rest/valid_login?login=L (5.0+): *yes when the key belongs to L. */
+int bz_valid_login(struct bz *bz, const char *login, bool *yes);
 
 /*
  * Parsers over a response body (pure; used by the calls above and the unit
@@ -204,6 +213,8 @@ int bz_parse_attachment_map(const char *body, struct bz_attachment_list *out,
 			    struct buf *err);
 int bz_parse_statuses(const char *body, struct bz_status_list *out, struct buf *err);
 int bz_parse_users(const char *body, struct bz_user_list *out, struct buf *err);
+int bz_parse_whoami(const char *body, struct buf *login, struct buf *err);
+int bz_parse_valid_login(const char *body, bool *yes, struct buf *err);
 int bz_parse_id(const char *body, long *id, struct buf *err);
 
 /* Decode standard base64 (whitespace ignored); -1 on a bad character. */

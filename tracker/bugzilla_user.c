@@ -1,5 +1,7 @@
 /*
- * bugzilla_user: GET /rest/user's answer -> struct bz_user (bugzilla.h).
+ * bugzilla_user: the answers about accounts (bugzilla.h).
+ *
+ * GET /rest/user -> struct bz_user:
  *
  *   {"users": [{"id": 2, "name": "bot@example.com", "real_name": "...",
  *               "groups": [{"id": 8, "name": "editbugs", "description": ...}]}]}
@@ -7,6 +9,13 @@
  * Bugzilla leaves "groups" out where the caller may not see them (an
  * anonymous caller, or another account's groups without editusers or bless
  * rights), so a missing member is "unknown" (NULL), never "no groups".
+ *
+ * GET /rest/whoami (5.1+, BMO; not in 5.0 or 5.2) -> the key's login:
+ *
+ *   {"id": 2, "name": "bot@example.com", "real_name": "...", "nick": ...}
+ *
+ * GET /rest/valid_login?login=L (5.0+) -> {"result": true} when the key is
+ * L's, {"result": false} when not.
  */
 #include "bugzilla.h"
 #include "xalloc.h"
@@ -116,4 +125,40 @@ void bz_user_list_release(struct bz_user_list *l)
 	}
 	free(l->v);
 	memset(l, 0, sizeof(*l));
+}
+
+int bz_parse_whoami(const char *body, struct buf *login, struct buf *err)
+{
+	json_object *root = json_tokener_parse(body), *name = NULL;
+	int ret = -1;
+
+	if (!json_object_is_type(root, json_type_object) ||
+	    !json_object_object_get_ex(root, "name", &name) ||
+	    !json_object_is_type(name, json_type_string) || !*json_object_get_string(name)) {
+		buf_addstr(err, "whoami: expected an object with a login in name");
+		goto out;
+	}
+	buf_addstr(login, json_object_get_string(name));
+	ret = 0;
+out:
+	json_object_put(root);
+	return ret;
+}
+
+int bz_parse_valid_login(const char *body, bool *yes, struct buf *err)
+{
+	json_object *root = json_tokener_parse(body), *result = NULL;
+	int ret = -1;
+
+	if (!json_object_is_type(root, json_type_object) ||
+	    !json_object_object_get_ex(root, "result", &result) ||
+	    !json_object_is_type(result, json_type_boolean)) {
+		buf_addstr(err, "valid_login: expected an object with a boolean result");
+		goto out;
+	}
+	*yes = json_object_get_boolean(result);
+	ret = 0;
+out:
+	json_object_put(root);
+	return ret;
 }

@@ -7,8 +7,12 @@
  *   1. A row that was attempted before (attempts > 0: a timeout, a dropped
  *      connection, a crash between POST and bookkeeping) may already have
  *      landed.  Before writing again we read the bug's comments and look
- *      for the row's marker (in a comment by [tracker] login, when set); if
- *      it is there, the row is sent and we are done.
+ *      for the row's marker in a comment by the bot; if it is there, the
+ *      row is sent and we are done.  Anyone can type a marker, so only the
+ *      bot's comments count: by [tracker] login when it is set, else by
+ *      what the tracker says the key's account is (GET /rest/whoami on
+ *      5.1+ and BMO; on 5.0 and 5.2, which lack it, GET /rest/valid_login
+ *      about the author of each comment that carries the marker).
  *   2. Mark the row 'sending' and attempts + 1, and COMMIT, before the
  *      request: a crash from here on leaves a row that step 1 will check.
  *   3. POST the comment (or PUT the update).  Success: 'sent' with the
@@ -113,6 +117,8 @@ struct poster {
 	long backoff_ms;
 	long timeout;		/* [tracker] timeout: how long a write may be in flight */
 	bool held;		/* the queue is held (outbox_flush returns 1) */
+	struct buf me;		/* the bot's login: [tracker] login or whoami's; "" unknown */
+	bool no_whoami;		/* the tracker lacks whoami: ask valid_login per author */
 };
 
 static void row_release(struct row *r)
@@ -246,23 +252,45 @@ static bool has_marker(const char *text, const char *marker)
 	return false;
 }
 
+/*
+ * Is author the bot's account?  1 yes, 0 no, -1 the tracker could not say
+ * (p->bz tells why).  The key's login is asked once per flush.
+ */
+static int is_bot(struct poster *p, const char *author)
+{
+	bool yes = false;
+
+	if (!p->me.len && !p->no_whoami) {
+		if (!bz_whoami(&p->bz, &p->me))
+			log_debug("outbox: the tracker says the key is %s's", p->me.ptr);
+		else if (p->bz.err == BZ_ERR_NOT_FOUND)
+			p->no_whoami = true;	/* 5.0, 5.2 */
+		else
+			return -1;
+	}
+	if (p->me.len)
+		return !strcmp(author, p->me.ptr);
+	return bz_valid_login(&p->bz, author, &yes) ? -1 : yes;
+}
+
 /* 1: the marker is on the bug (*comment_id set), 0: not, -1: could not tell. */
 static int marker_landed(struct poster *p, const struct row *r, long *comment_id)
 {
 	struct bz_comment_list cl = { 0 };
-	const char *login = cfg_str("tracker.login");
 	int ret = 0;
 
 	if (bz_comments(&p->bz, r->bug_id, NULL, &cl))
 		return -1;
-	for (size_t i = cl.n; i-- > 0;) {
-		if (*login && strcmp(cl.v[i].creator, login))
-			continue;	/* anyone can type a marker; only ours count */
-		if (has_marker(cl.v[i].text, r->marker)) {
+	for (size_t i = cl.n; i-- > 0 && !ret;) {
+		if (!has_marker(cl.v[i].text, r->marker))
+			continue;
+		/* anyone can type a marker; only ours count */
+		ret = is_bot(p, cl.v[i].creator);
+		if (ret > 0)
 			*comment_id = cl.v[i].id;
-			ret = 1;
-			break;
-		}
+		else if (!ret)
+			log_warn("outbox: bug %lld: comment %ld by %s carries '%s' but is not ours",
+				 (long long)r->bug_id, cl.v[i].id, cl.v[i].creator, r->marker);
 	}
 	bz_comment_list_release(&cl);
 	return ret;
@@ -508,7 +536,7 @@ static enum next post_row(struct poster *p, struct row *r)
 
 int outbox_flush(struct db *db, const volatile sig_atomic_t *stop)
 {
-	struct poster p = { .db = db, .stop = stop };
+	struct poster p = { .db = db, .stop = stop, .me = BUF_INIT };
 	struct buf err = BUF_INIT;
 	sqlite3_int64 after = 0;
 	struct row r;
@@ -524,6 +552,7 @@ int outbox_flush(struct db *db, const volatile sig_atomic_t *stop)
 		return -1;
 	}
 	config_fingerprint(&p.bz, p.fingerprint);
+	buf_addstr(&p.me, cfg_str("tracker.login"));
 	if (queue_held(&p)) {
 		ret = 1;
 		goto out;
@@ -545,6 +574,7 @@ int outbox_flush(struct db *db, const volatile sig_atomic_t *stop)
 	ret = p.held ? 1 : 0;
 out:
 	bz_release(&p.bz);
+	buf_release(&p.me);
 	buf_release(&err);
 	return ret;
 }

@@ -9,6 +9,7 @@
 #                            cursor (not poll_state's timestamps and counters)
 #   as_user PATH JSON        POST JSON to the stand-in as user@example.com
 #   attach_as KEY BUG FILE NAME [PRIVATE]   attach a patch, print its id
+#   queue_result BUG JOB     an outbox row: job JOB's result comment on BUG
 
 BOT_KEY=botkey0123456789abcdefghijABCDEFGHIJ0001
 USER_KEY=usrkey0123456789abcdefghijABCDEFGHIJ0002
@@ -94,4 +95,10 @@ req = urllib.request.Request(bz + "/rest/bug/%s/attachment" % bug, method="POST"
                              headers={"Content-Type": "application/json"})
 print(json.load(urllib.request.urlopen(req))["ids"][0])
 PY
+}
+
+queue_result() {
+	sql "INSERT INTO outbox (kind, bug_id, job_id, marker, payload) VALUES ('comment', $1, $2,
+		'bugbridge-result: job $2', 'Result of job $2: PASS' || char(10) || char(10) ||
+		'bugbridge-result: job $2' || char(10))"
 }

@@ -155,6 +155,7 @@ static struct json_object *faults_json(const struct sa_faults *f)
 	json_object_object_add(o, "oversize_bytes", json_object_new_int64(f->oversize_bytes));
 	json_object_object_add(o, "drop_comment_count",
 			       json_object_new_int(f->drop_comment_count));
+	json_object_object_add(o, "whoami", json_object_new_boolean(f->whoami));
 	return o;
 }
 
@@ -209,6 +210,12 @@ static int set_switch(struct sa_faults *f, const char *what,
 		f->oversize_bytes = a;
 	} else if (!strcmp(what, "drop-after-comment")) {
 		f->drop_comment_count = count;
+	} else if (!strcmp(what, "whoami")) {
+		if (!int_arg(q, "on", 1, 0, 1, &a)) {
+			buf_addstr(err, "on must be 0 or 1");
+			return -1;
+		}
+		f->whoami = a;
 	} else {
 		buf_addf(err, "unknown switch '%s'", what);
 		return -1;

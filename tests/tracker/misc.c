@@ -1,8 +1,10 @@
 /*
- * misc: the small read-only calls: version, time, fields, valid_login, user.
+ * misc: the small read-only calls: version, time, fields, valid_login, user,
+ * and whoami when asked to play 5.1+/BMO.
  */
 #include "standin.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void sa_get_version(struct sa_req *r)
@@ -121,10 +123,16 @@ void sa_get_field(struct sa_req *r, const char *name, bool values_only)
 void sa_valid_login(struct sa_req *r)
 {
 	const char *login = sa_param(r, "login");
-	struct json_object *o = json_object_new_object();
+	struct json_object *o;
 
+	if (!login) {
+		sa_error(r, 50, "The function requires a login argument, and that argument"
+			 " was not set.");
+		return;
+	}
+	o = json_object_new_object();
 	json_object_object_add(o, "result", json_object_new_boolean(
-		login && r->user.id && !strcmp(login, r->user.login)));
+		r->user.id && !strcmp(login, r->user.login)));
 	sa_reply(r, 200, o);
 }
 
@@ -168,6 +176,37 @@ static struct json_object *user_json(struct sa_req *r, const struct sa_user *u)
 	}
 	json_object_object_add(o, "groups", groups);
 	return o;
+}
+
+/*
+ * GET /rest/whoami, only with /__control/whoami?on=1: 5.2, which the
+ * recordings are of, has no such call (404/32614, recording 33).  The shape
+ * is BMO's (Bugzilla/API/V1/User.pm): id, real_name, nick, name (the
+ * login), mfa_status, the names of the account's groups; BMO's uuid (an
+ * HMAC with the site's secret) is left out.  Not logged in: 410.
+ */
+void sa_whoami(struct sa_req *r)
+{
+	struct json_object *o, *groups;
+	char nick[sizeof(r->user.login)], *at;
+
+	if (sa_require_login(r))
+		return;
+	snprintf(nick, sizeof(nick), "%s", r->user.login);
+	if ((at = strchr(nick, '@')))
+		*at = '\0';
+	groups = json_object_new_array();
+	for (size_t i = 0; i < sizeof(group_info) / sizeof(group_info[0]); i++)
+		if (sa_in_group(&r->user, group_info[i].name))
+			json_object_array_add(groups, json_object_new_string(group_info[i].name));
+	o = json_object_new_object();
+	json_object_object_add(o, "id", json_object_new_int(r->user.id));
+	json_object_object_add(o, "real_name", json_object_new_string(r->user.real_name));
+	json_object_object_add(o, "nick", json_object_new_string(nick));
+	json_object_object_add(o, "name", json_object_new_string(r->user.login));
+	json_object_object_add(o, "mfa_status", json_object_new_boolean(0));
+	json_object_object_add(o, "groups", groups);
+	sa_reply(r, 200, o);
 }
 
 void sa_get_user(struct sa_req *r)

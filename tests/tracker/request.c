@@ -408,6 +408,8 @@ void sa_dispatch(struct sa_req *r)
 		sa_valid_login(r), done = true;
 	} else if (n == 1 && get && is(seg[0], "user")) {
 		sa_get_user(r), done = true;
+	} else if (n == 1 && get && is(seg[0], "whoami") && r->st->faults.whoami) {
+		sa_whoami(r), done = true;
 	} else if ((n == 3 || n == 4) && get && is(seg[0], "field") && is(seg[1], "bug") &&
 		   (n == 3 || is(seg[3], "values"))) {
 		sa_get_field(r, seg[2], n == 4), done = true;

@@ -49,6 +49,7 @@ struct sa_faults {
 	int oversize_count;
 	long oversize_bytes;
 	int drop_comment_count;
+	bool whoami;		/* answer GET /rest/whoami as 5.1+ and BMO do (5.2: 404) */
 };
 
 struct standin {
@@ -208,6 +209,7 @@ void sa_get_version(struct sa_req *r);
 void sa_get_time(struct sa_req *r);
 void sa_get_field(struct sa_req *r, const char *name, bool values_only);
 void sa_valid_login(struct sa_req *r);
+void sa_whoami(struct sa_req *r);
 void sa_get_user(struct sa_req *r);
 
 /* control.c */

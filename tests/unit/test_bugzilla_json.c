@@ -156,6 +156,38 @@ static void test_groups_and_users(void **state)
 	buf_release(&err);
 }
 
+/* Who the key is: valid_login (recording 23), whoami (not in 5.2: 33; BMO's shape). */
+static void test_whoami_valid_login(void **state)
+{
+	struct buf login = BUF_INIT, err = BUF_INIT, msg = BUF_INIT;
+	long status = 0, code = 0;
+	bool yes = false;
+	char *body = recorded("23-valid-login", NULL);
+
+	(void)state;
+	assert_int_equal(bz_parse_valid_login(body, &yes, &err), 0);
+	assert_true(yes);
+	free(body);
+	assert_int_equal(bz_parse_valid_login("{\"result\":false}", &yes, &err), 0);
+	assert_false(yes);
+	assert_int_equal(bz_parse_valid_login("{\"result\":1}", &yes, &err), -1);
+	body = recorded("33-whoami-missing", &status);
+	assert_int_equal(status, 404);
+	assert_int_equal(bz_parse_error(body, &code, &msg), 0);
+	assert_int_equal(code, 32614);
+	assert_int_equal(bz_err_from_code(code), BZ_ERR_NOT_FOUND);
+	free(body);
+	assert_int_equal(bz_parse_whoami("{\"id\":2,\"real_name\":\"Kernel Bot\",\"nick\":\"bot\","
+					 "\"name\":\"bot@example.com\",\"mfa_status\":false}",
+					 &login, &err), 0);
+	assert_string_equal(login.ptr, "bot@example.com");
+	assert_int_equal(bz_parse_whoami("{\"id\":2,\"name\":\"\"}", &login, &err), -1);
+	assert_int_equal(bz_parse_whoami("{\"id\":2}", &login, &err), -1);
+	buf_release(&login);
+	buf_release(&err);
+	buf_release(&msg);
+}
+
 static void test_bug_search_shapes(void **state)
 {
 	struct bz_bug_list bugs = { 0 };
@@ -483,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_comment_fit),
+		cmocka_unit_test(test_whoami_valid_login),
 	};
 	return cmocka_run_group_tests(tests, find_shared, NULL);
 }
