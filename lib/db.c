@@ -290,6 +290,21 @@ int db_step_done(struct db *db, sqlite3_stmt *st)
 	return 0;
 }
 
+int db_id_row(struct db *db, const char *sql, sqlite3_int64 id, sqlite3_int64 *col0)
+{
+	sqlite3_stmt *st = db_stmt(db, sql);
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && col0)
+		*col0 = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
 sqlite3_int64 db_last_id(struct db *db)
 {
 	return sqlite3_last_insert_rowid(db->h);

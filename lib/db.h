@@ -99,6 +99,11 @@ const char *db_errmsg(struct db *db);
 int db_step_done(struct db *db, sqlite3_stmt *st);	/* expects SQLITE_DONE */
 sqlite3_int64 db_last_id(struct db *db);
 /*
+ * Run sql (one ? for id): 1 when it gives a row (its first column into
+ * *col0 unless NULL), 0 when not, -1 on a database error.
+ */
+int db_id_row(struct db *db, const char *sql, sqlite3_int64 id, sqlite3_int64 *col0);
+/*
  * Bind text that may be NULL.  Every text stored goes through here, so here
  * the value of any configured secret is replaced by REDACTED (redact.h).
  */

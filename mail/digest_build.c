@@ -225,7 +225,11 @@ static void trim_line(struct buf *out)
 		buf_setlen(out, out->len - 1);
 }
 
-/* "#9370 NEW 49d<extra>  summary…" and the tracker URL on its own line. */
+/*
+ * "#9370 NEW 49d<extra>  summary…" and the tracker URL on its own line.
+ * The archive reads items back by these shapes (lib/digest_text.h): an
+ * item starts a line with "#<bug> " or "job <job>:", its URL is indented.
+ */
 static void add_bug(struct digest_ctx *ctx, struct buf *out, sqlite3_int64 id,
 		    const char *status, const char *created, const char *summary,
 		    const char *extra)

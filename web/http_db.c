@@ -8,6 +8,10 @@
  *           over the schema's public_* view (0008_private.sql): a private
  *           bug, its comments, candidates, jobs, results, posts and owners
  *           do not exist for any query on it, whatever the query says.
+ *           The digests we sent are shadowed too: their text as sent,
+ *           without the items of bugs and jobs that are private now (a bug
+ *           made private after its digest went out), through the SQL
+ *           function bb_public_digest() (lib/digest_text.h).
  *   full    read-only, unfiltered: for requests that carry the API token
  *           while [tracker] private_bugs = test.
  *
@@ -17,6 +21,7 @@
 #include "http.h"
 #include "xalloc.h"
 #include "config.h"
+#include "digest_text.h"
 #include "log.h"
 
 #include <pthread.h>
@@ -34,6 +39,19 @@ static const char *const shadowed[] = {
 };
 static const char *const job_tables[] = { "lava_jobs", "artifacts" };
 
+/*
+ * Every column of digests (0001_init.sql), the body filtered; test_sql
+ * checks the list.  The private bugs' and jobs' ids are the schema's rule
+ * (private_bug_ids, private_job_ids), each read once per statement (an
+ * uncorrelated subquery): looking each item up in private_job_ids costs a
+ * few milliseconds, as it is a UNION that SQLite does not filter by id.
+ */
+#define PUBLIC_DIGESTS \
+	"CREATE TEMP VIEW digests AS SELECT id, list, period, subject, message_id," \
+	" in_reply_to, bb_public_digest(body, (SELECT group_concat(id) FROM main.private_bug_ids)," \
+	" (SELECT group_concat(id) FROM main.private_job_ids)) AS body, outbox_id, created_at" \
+	" FROM main.digests;\n"
+
 struct http_db_pool {
 	pthread_mutex_t lock;
 	struct db *pub, *full;
@@ -43,10 +61,91 @@ struct http_db_pool {
 static struct http_db_pool pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
 static _Thread_local int my_slot = -1;
 
+/* Ids, sorted, from group_concat's "3,1,2" (NULL: none). */
+struct id_set {
+	long long *v;
+	size_t n;
+};
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void id_set_parse(struct id_set *s, const char *csv)
+{
+	size_t alloc = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (const char *p = csv; p && *p; p += *p == ',') {
+		char *end;
+		long long id = strtoll(p, &end, 10);
+
+		if (end == p)
+			break;
+		XGROW(s->v, s->n + 1, alloc);
+		s->v[s->n++] = id;
+		p = end;
+	}
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_ll);
+}
+
+static bool id_set_has(const struct id_set *s, long long id)
+{
+	return s->n && bsearch(&id, s->v, s->n, sizeof(*s->v), cmp_ll);
+}
+
+struct private_ids {
+	struct id_set bugs, jobs;
+};
+
+static bool item_private(const struct digest_item *it, void *ctx)
+{
+	const struct private_ids *p = ctx;
+
+	return (it->bug && id_set_has(&p->bugs, it->bug)) ||
+	       (it->job && id_set_has(&p->jobs, it->job));
+}
+
+/*
+ * bb_public_digest(text, private bug ids, private job ids): a digest's text
+ * without the items of those bugs and jobs.
+ */
+static void public_digest(sqlite3_context *c, int argc, sqlite3_value **v)
+{
+	const char *text = (const char *)sqlite3_value_text(v[0]);
+	struct private_ids p;
+	struct buf out = BUF_INIT;
+	int n;
+
+	(void)argc;
+	if (!text) {
+		sqlite3_result_null(c);
+		return;
+	}
+	id_set_parse(&p.bugs, (const char *)sqlite3_value_text(v[1]));
+	id_set_parse(&p.jobs, (const char *)sqlite3_value_text(v[2]));
+	n = digest_text_filter(text, item_private, &p, &out);
+	if (n)
+		buf_addf(&out, "\n(%d item%s left out here: private since this digest was sent)\n",
+			 n, n == 1 ? "" : "s");
+	sqlite3_result_text(c, out.ptr, (int)out.len, SQLITE_TRANSIENT);
+	buf_release(&out);
+	free(p.bugs.v);
+	free(p.jobs.v);
+}
+
 int http_db_public(struct db *db)
 {
 	struct buf sql = BUF_INIT;
 	int ret;
+
+	if (sqlite3_create_function(db->h, "bb_public_digest", 3, SQLITE_UTF8, NULL,
+				    public_digest, NULL, NULL) != SQLITE_OK)
+		return -1;
 
 	for (size_t i = 0; i < sizeof(shadowed) / sizeof(shadowed[0]); i++)
 		buf_addf(&sql, "CREATE TEMP VIEW %s AS SELECT * FROM main.public_%s;\n",
@@ -55,6 +154,7 @@ int http_db_public(struct db *db)
 		buf_addf(&sql, "CREATE TEMP VIEW %s AS SELECT * FROM main.%s"
 			 " WHERE job_id NOT IN (SELECT id FROM main.private_job_ids);\n",
 			 job_tables[i], job_tables[i]);
+	buf_addstr(&sql, PUBLIC_DIGESTS);
 	ret = db_exec(db, sql.ptr);
 	buf_release(&sql);
 	return ret;

@@ -70,28 +70,12 @@ static void answer(struct ps_reply *r, int status, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* 1 when the statement with id bound gives a row, 0 when not, -1 on error. */
-static int has_row(struct db *db, const char *sql, int64_t id, int64_t *col0)
-{
-	sqlite3_stmt *st = db_stmt(db, sql);
-	int rc;
-
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && col0)
-		*col0 = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-}
-
 static void job_add(struct db *db, const struct ps_msg *m, struct ps_reply *r)
 {
 	static const char *const kinds[] = { "test", "retest", "bisect" };
 	struct job_spec spec = { 0 };
 	sqlite3_int64 id;
-	int64_t bug = 0;
+	sqlite3_int64 bug = 0;
 	int rc;
 
 	if (m->kind > PS_KIND_BISECT || m->bug_id < 0 || m->candidate_id < 0 ||
@@ -104,7 +88,7 @@ static void job_add(struct db *db, const struct ps_msg *m, struct ps_reply *r)
 	spec.patch_count = m->patch_count;
 	spec.with_baseline = m->with_baseline;
 	if (spec.candidate_id) {
-		rc = has_row(db, sql_ps_candidate_bug, spec.candidate_id, &bug);
+		rc = db_id_row(db, sql_ps_candidate_bug, spec.candidate_id, &bug);
 		if (rc < 0)
 			return answer(r, 500, "database error");
 		if (!rc)
@@ -114,7 +98,7 @@ static void job_add(struct db *db, const struct ps_msg *m, struct ps_reply *r)
 				      (long long)spec.candidate_id, (long long)bug);
 		spec.bug_id = bug;
 	}
-	rc = has_row(db, sql_ps_bug_private, spec.bug_id, NULL);
+	rc = db_id_row(db, sql_ps_bug_private, spec.bug_id, NULL);
 	if (rc < 0)
 		return answer(r, 500, "database error");
 	if (rc && !strcmp(cfg_str("tracker.private_bugs"), "skip"))

@@ -42,6 +42,20 @@ static void test_every_statement_prepares(void **state)
 	buf_release(&err);
 }
 
+/* A fresh database holding rows (SQL), seen as the dashboard's public connection. */
+static void open_public(struct db *db, const char *rows)
+{
+	struct buf err = BUF_INIT;
+	int applied;
+
+	log_set_level(LOG_ERROR);
+	assert_int_equal(db_open(db, ":memory:", &err), 0);
+	assert_int_equal(db_migrate(db, &applied, &err), 0);
+	assert_int_equal(db_exec(db, rows), 0);
+	assert_int_equal(http_db_public(db), 0);
+	buf_release(&err);
+}
+
 /*
  * The dashboard's public connections shadow every table that belongs to a
  * bug or a job (http_db.c): a table added later with a bug_id or job_id
@@ -50,21 +64,15 @@ static void test_every_statement_prepares(void **state)
  */
 static void test_public_shadows_every_bug_table(void **state)
 {
-	struct buf err = BUF_INIT;
 	sqlite3_stmt *st, *shadow;
 	struct db db;
-	int applied, missing = 0;
+	int missing = 0;
 
 	(void)state;
-	log_set_level(LOG_ERROR);
-	assert_int_equal(db_open(&db, ":memory:", &err), 0);
-	assert_int_equal(db_migrate(&db, &applied, &err), 0);
-	assert_int_equal(db_exec(&db,
+	open_public(&db,
 		"INSERT INTO bugs (id, groups) VALUES (1, ''), (2, 'kernel-security');"
 		"INSERT INTO jobs (id, bug_id) VALUES (10, 1), (20, 2), (30, NULL);"
-		"INSERT INTO signatures (job_id, kind, title, hash) VALUES (10, 'oops', 'a', 'a'), (20, 'oops', 'b', 'b');"),
-		0);
-	assert_int_equal(http_db_public(&db), 0);
+		"INSERT INTO signatures (job_id, kind, title, hash) VALUES (10, 'oops', 'a', 'a'), (20, 'oops', 'b', 'b');");
 	assert_int_equal(sqlite3_prepare_v2(db.h,
 		"SELECT m.name FROM main.sqlite_master m WHERE m.type = 'table' AND"
 		" (m.name IN ('bugs', 'jobs') OR EXISTS (SELECT 1 FROM pragma_table_info(m.name) c"
@@ -94,7 +102,36 @@ static void test_public_shadows_every_bug_table(void **state)
 	assert_string_equal((const char *)sqlite3_column_text(st, 2), "10");
 	sqlite3_finalize(st);
 	db_close(&db);
-	buf_release(&err);
+}
+
+/*
+ * The public digests shadow (http_db.c) lists digests' columns by name: a
+ * column added to digests later must be added there too.  And it leaves
+ * out the item of a bug that is private now, keeping the others.
+ */
+static void test_public_digests(void **state)
+{
+	sqlite3_stmt *st;
+	struct db db;
+
+	(void)state;
+	open_public(&db,
+		"INSERT INTO bugs (id, groups) VALUES (1, ''), (2, 'kernel-security');"
+		"INSERT INTO digests (list, period, subject, message_id, body) VALUES ('l', 'p', 's',"
+		" 'm', 'New bugs (2)' || char(10) || '#1 NEW 1h  public one' || char(10) ||"
+		" '    u1' || char(10) || '#2 NEW 1h  secret two' || char(10) || '    u2' || char(10))");
+	assert_int_equal(sqlite3_prepare_v2(db.h,
+		"SELECT (SELECT group_concat(name) FROM pragma_table_info('digests', 'main')),"
+		" (SELECT group_concat(name) FROM pragma_table_info('digests', 'temp')),"
+		" (SELECT body FROM digests)", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(st, 1),
+			    (const char *)sqlite3_column_text(st, 0));
+	assert_string_equal((const char *)sqlite3_column_text(st, 2),
+			    "New bugs (2)\n#1 NEW 1h  public one\n    u1\n\n(1 item left out here:"
+			    " private since this digest was sent)\n");
+	sqlite3_finalize(st);
+	db_close(&db);
 }
 
 int main(void)
@@ -102,6 +139,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_statement_prepares),
 		cmocka_unit_test(test_public_shadows_every_bug_table),
+		cmocka_unit_test(test_public_digests),
 	};
 	return cmocka_run_group_tests_name("sql", tests, NULL, NULL);
 }
