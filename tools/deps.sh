@@ -6,7 +6,8 @@ set -e
 
 PACKAGES="build-essential pkg-config libcurl4-openssl-dev libjson-c-dev
 libsqlite3-dev libmicrohttpd-dev libcmocka-dev sqlite3 curl git patch
-qemu-system-x86 qemu-utils linux-source-6.1 busybox-static ccache bubblewrap
+qemu-system-x86 qemu-utils linux-source-6.1 linux-source-6.12 busybox-static
+ccache bubblewrap
 flex bison bc libelf-dev libssl-dev cpio xz-utils kmod python3
 python3-aiosmtpd chromium wrk clang libclang-rt-14-dev e2fsprogs
 postgresql lava-server lava-dispatcher lavacli"

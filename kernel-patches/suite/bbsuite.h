@@ -148,6 +148,12 @@ bool sense_info(const unsigned char *sense, int len, uint64_t *info);
 /* bbgcov.c: print drivers/scsi's gcov data on the console (gcov kernels) */
 void gcov_dump(void);
 
+/* bbutil.c: the running kernel's release as KV(6, 12, 118) (0: unknown).
+ * The suite runs on every kept base (6.1, 6.12): where the midlayer's own
+ * behaviour changed between them, a test asks for what this kernel does. */
+#define KV(a, b, c) (((a) << 16) + ((b) << 8) + ((c) > 255 ? 255 : (c)))
+unsigned int kernel_version(void);
+
 /* bbutil.c: run a program, wait, return its exit status or -1 */
 int run_prog(const char *const argv[]);
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -562,4 +563,17 @@ int run_prog(const char *const argv[])
 	if (waitpid(pid, &status, 0) < 0)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* --- the running kernel ------------------------------------------------- */
+
+unsigned int kernel_version(void)
+{
+	static unsigned int code;
+	struct utsname u;
+	unsigned int a = 0, b = 0, c = 0;
+
+	if (!code && !uname(&u) && sscanf(u.release, "%u.%u.%u", &a, &b, &c) >= 2)
+		code = KV(a, b, c);
+	return code;
 }

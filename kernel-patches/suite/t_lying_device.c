@@ -6,7 +6,8 @@
  *   lying-device-cd-geometry  sr's get_sectorsize() after a media change:
  *       one READ CAPACITY (not three); 2352-byte blocks are taken as 2048;
  *       1024-byte blocks are unsupported, so the disc has size 0;
- *       READ CAPACITY failing three times: sr guesses 2048-byte blocks;
+ *       READ CAPACITY failing on every try (3 commands on 6.1, 4 on
+ *       6.12): sr guesses 2048-byte blocks;
  *       READ CAPACITY short of READ TOC's lead-out (kernel bug 9668): the
  *       lead-out wins; a CD of 512-byte blocks with a MEDIUM ERROR at odd
  *       sector 213 inside a read of 200..215: sr_done rounds it down to the
@@ -146,6 +147,7 @@ static int cd_512_medium_error(void)
 static int cd_geometry_steps(void)
 {
 	const long long sectors = BBCD_BLOCKS * 4;
+	const int rc_tries = kernel_version() >= KV(6, 12, 0) ? 4 : 3;
 	char sense[64];
 
 	if (cd_revalidated("the disc as it is", 1) || cd_is("as it is", sectors, 2048))
@@ -157,10 +159,14 @@ static int cd_geometry_steps(void)
 	if (bbtest_param("cd_rc_blksz", 1024) || cd_revalidated("1024-byte blocks", 1) ||
 	    cd_is("READ CAPACITY says 1024-byte blocks (unsupported)", 0, 1024))
 		return -1;
-	/* READ CAPACITY refused three times: sr guesses 2K blocks */
+	/*
+	 * READ CAPACITY refused on every try: sr guesses 2K blocks.  6.1's
+	 * get_sectorsize() tries 3 times; 6.12's asks scsi-ml for 3 retries
+	 * (scsi_failures .allowed = 3), so 4 commands.
+	 */
 	sense_q(sense, false, ILLEGAL_REQUEST, 0x24, 0, false, 0);
-	if (rulef("lun=1 op=0x25 status=2 sense=%s count=3", sense) ||
-	    cd_revalidated("READ CAPACITY failing", 3) ||
+	if (rulef("lun=1 op=0x25 status=2 sense=%s count=%d", sense, rc_tries) ||
+	    cd_revalidated("READ CAPACITY failing", rc_tries) ||
 	    cd_is("READ CAPACITY failing (sr keeps the size, guesses 2048)", 0, 2048))
 		return -1;
 	/* READ CAPACITY short of the lead-out: the lead-out is the end */
