@@ -25,6 +25,7 @@
 #include "kcidb.h"
 #include "log.h"
 #include "sha256.h"
+#include "hex.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -81,12 +82,6 @@ static double now_real(void)
 
 /* ---- add ---- */
 
-static void hex(const unsigned char *d, char out[65])
-{
-	for (int i = 0; i < SHA256_LEN; i++)
-		sprintf(out + 2 * i, "%02x", d[i]);
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -138,7 +133,7 @@ static int series_hash(const char *dir, char out[65], int *npatches, struct buf 
 		buf_release(&text);
 	}
 	sha256_final(&ctx, d);
-	hex(d, out);
+	hex_encode(out, d, SHA256_LEN);
 	ret = 0;
 out:
 	if (dp)

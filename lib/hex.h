@@ -1,8 +1,18 @@
+/*
+ * hex: hex digits both ways.  hex_encode() is the one way a digest, a
+ * nonce or a token becomes text (lowercase); hexval() reads one digit
+ * (percent-decoding in the stand-in's query strings, LAVA's escaped log
+ * lines).
+ */
 #ifndef BB_HEX_H
 #define BB_HEX_H
 
-/* The value of one hex digit, or -1: percent-decoding (the stand-in's
- * query strings) and LAVA's escaped log lines both need it. */
+#include <stddef.h>
+
+/* out gets 2 * len lowercase digits and a NUL (2 * len + 1 bytes). */
+void hex_encode(char *out, const void *data, size_t len);
+
+/* The value of one hex digit, or -1. */
 static inline int hexval(char c)
 {
 	if (c >= '0' && c <= '9')

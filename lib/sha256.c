@@ -3,6 +3,7 @@
  * message schedule of 64 words, 64 rounds, big-endian length padding.
  */
 #include "sha256.h"
+#include "hex.h"
 
 #include <string.h>
 
@@ -108,16 +109,11 @@ void sha256_final(struct sha256 *ctx, unsigned char digest[SHA256_LEN])
 
 void sha256_hex(const void *data, size_t len, char hex[SHA256_HEX_LEN])
 {
-	static const char digits[] = "0123456789abcdef";
 	unsigned char d[SHA256_LEN];
 	struct sha256 ctx;
 
 	sha256_init(&ctx);
 	sha256_update(&ctx, data, len);
 	sha256_final(&ctx, d);
-	for (int i = 0; i < SHA256_LEN; i++) {
-		hex[2 * i] = digits[d[i] >> 4];
-		hex[2 * i + 1] = digits[d[i] & 15];
-	}
-	hex[64] = '\0';
+	hex_encode(hex, d, SHA256_LEN);
 }

@@ -6,12 +6,11 @@
  * the header block early or add a header.
  */
 #include "message.h"
+#include "base64.h"
+#include "hex.h"
 
 #include <string.h>
 #include <sys/random.h>
-
-static const char base64[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /*
  * Decode one UTF-8 sequence at s: its length, with the code point in *cp,
@@ -151,6 +150,7 @@ static void add_id_part(struct buf *out, const char *s, size_t len)
 int mail_new_message_id(struct buf *out, const char *tag, const char *from, time_t now)
 {
 	unsigned char rnd[8];
+	char hex[2 * sizeof(rnd) + 1];
 	const char *at = strrchr(from, '@');
 	const char *domain = at ? at + 1 : "localhost";
 	size_t dlen = strcspn(domain, "> \t\r\n");
@@ -160,8 +160,8 @@ int mail_new_message_id(struct buf *out, const char *tag, const char *from, time
 	buf_addch(out, '<');
 	add_id_part(out, tag, strlen(tag));
 	buf_addf(out, ".%lld.", (long long)now);
-	for (size_t i = 0; i < sizeof(rnd); i++)
-		buf_addf(out, "%02x", rnd[i]);
+	hex_encode(hex, rnd, sizeof(rnd));
+	buf_addstr(out, hex);
 	buf_addch(out, '@');
 	if (dlen)
 		add_id_part(out, domain, dlen);
@@ -178,23 +178,6 @@ static bool needs_encoding(const char *s)
 			return true;
 	/* plain text that looks like an encoded-word would be decoded by readers */
 	return strstr(s, "=?") != NULL;
-}
-
-static void add_base64(struct buf *out, const unsigned char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i += 3) {
-		unsigned v = s[i] << 16;
-		size_t n = len - i < 3 ? len - i : 3;
-
-		if (n > 1)
-			v |= s[i + 1] << 8;
-		if (n > 2)
-			v |= s[i + 2];
-		buf_addch(out, base64[(v >> 18) & 63]);
-		buf_addch(out, base64[(v >> 12) & 63]);
-		buf_addch(out, n > 1 ? base64[(v >> 6) & 63] : '=');
-		buf_addch(out, n > 2 ? base64[v & 63] : '=');
-	}
 }
 
 /*
@@ -224,7 +207,7 @@ static void add_encoded_words(struct buf *out, const char *s, size_t col)
 		if (!first)
 			buf_addstr(out, "\r\n ");
 		buf_addstr(out, "=?UTF-8?B?");
-		add_base64(out, p, chunk);
+		base64_encode(out, p, chunk);
 		buf_addstr(out, "?=");
 		p += chunk;
 		first = false;

@@ -27,6 +27,7 @@
 #include "config.h"
 #include "log.h"
 #include "sha256.h"
+#include "hex.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -258,8 +259,7 @@ static void suite_hash(const char *dir, char hex[65])
 	}
 	strv_free(names, n);
 	sha256_final(&ctx, d);
-	for (int i = 0; i < SHA256_LEN; i++)
-		sprintf(hex + 2 * i, "%02x", d[i]);
+	hex_encode(hex, d, SHA256_LEN);
 }
 
 int build_suite(struct run *r)

@@ -25,6 +25,7 @@
  */
 #include "coverage.h"
 #include "run.h"
+#include "base64.h"
 #include "buf.h"
 #include "xalloc.h"
 #include "config.h"
@@ -42,37 +43,6 @@
 #define GCOV_DIR "drivers/scsi/"
 
 /* ---- the console's blocks (pure) ---- */
-
-static int b64_value(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
-
-/* Append the bytes of one base64 line; -1 on a character that is not base64. */
-static int b64_line(const char *s, size_t len, struct buf *out)
-{
-	unsigned v = 0;
-	int bits = 0;
-
-	for (size_t i = 0; i < len && s[i] != '='; i++) {
-		int x = b64_value((unsigned char)s[i]);
-		if (x < 0)
-			return -1;
-		v = v << 6 | (unsigned)x;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			buf_addch(out, (char)(v >> bits & 0xff));
-		}
-	}
-	return 0;
-}
 
 /* drivers/scsi/NAME.gcda, NAME of [A-Za-z0-9_-] only: never a path elsewhere. */
 static bool gcda_name_ok(const char *p)
@@ -122,7 +92,7 @@ int coverage_blobs(const char *text, size_t len, struct gcda_blob **out, int *n)
 			     gcda_name_ok(path);
 			bad = false;
 		} else if (in && l >= 3 && !strncmp(p, "#g ", 3)) {
-			bad |= b64_line(p + 3, l - 3, &data) != 0;
+			bad |= base64_decode(&data, p + 3, l - 3) != 0;
 		} else if (in && l == 11 && !strncmp(p, "#bbgcov end", 11)) {
 			if (!bad && !data.overflow && data.len == want) {
 				*out = xreallocarray(*out, *n + 1, sizeof(**out));

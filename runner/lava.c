@@ -45,6 +45,7 @@
 #include "config.h"
 #include "httpc.h"
 #include "log.h"
+#include "hex.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -176,8 +177,7 @@ static int make_nonce(struct lava *l)
 		buf_addf(&l->r->infra, "no random bytes for a LAVA job name: %s", strerror(errno));
 		return -1;
 	}
-	for (size_t i = 0; i < sizeof(rnd); i++)
-		sprintf(l->nonce + 2 * i, "%02x", rnd[i]);
+	hex_encode(l->nonce, rnd, sizeof(rnd));
 	return 0;
 }
 

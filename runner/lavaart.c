@@ -16,6 +16,7 @@
 #include "buf.h"
 #include "db.h"
 #include "config.h"
+#include "hex.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -64,8 +65,7 @@ int lava_art_publish(struct run *r, const struct variant *v, const struct boot *
 		buf_addf(&r->infra, "no random bytes for an artifacts token: %s", strerror(errno));
 		return -1;
 	}
-	for (int i = 0; i < 32; i++)
-		sprintf(a->token + 2 * i, "%02x", rnd[i]);
+	hex_encode(a->token, rnd, sizeof(rnd));
 	if (*art_dir)
 		buf_addf(&a->dir, "%s/%s", art_dir, a->token);
 	else

@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "xalloc.h"
 #include "sha256.h"
+#include "hex.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -265,11 +266,7 @@ static void add_problem(struct logscan_result *r, const char *kind, const char *
 	sha256_update(&ctx, title, strlen(title) + 1);
 	sha256_update(&ctx, frames, strlen(frames));
 	sha256_final(&ctx, d);
-	for (int i = 0; i < SHA256_LEN; i++) {
-		hex[2 * i] = "0123456789abcdef"[d[i] >> 4];
-		hex[2 * i + 1] = "0123456789abcdef"[d[i] & 15];
-	}
-	hex[64] = '\0';
+	hex_encode(hex, d, SHA256_LEN);
 	for (int i = 0; i < r->n; i++)
 		if (!strcmp(r->items[i].hash, hex)) {
 			r->items[i].count++;

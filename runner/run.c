@@ -52,6 +52,7 @@
 #include "config.h"
 #include "log.h"
 #include "sha256.h"
+#include "hex.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -72,9 +73,7 @@ static char *hex_of(struct sha256 *ctx)
 	char *hex = xmalloc(65);
 
 	sha256_final(ctx, d);
-	for (int i = 0; i < SHA256_LEN; i++)
-		sprintf(hex + 2 * i, "%02x", d[i]);
-	hex[16] = '\0';		/* 64 bits name a cache entry well enough */
+	hex_encode(hex, d, 8);	/* 64 bits name a cache entry well enough */
 	return hex;
 }
 

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "xalloc.h"
 #include "sha256.h"
+#include "hex.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,6 +39,7 @@ static void file_hex(const char *path, struct buf *out)
 	struct buf b = BUF_INIT;
 	struct sha256 ctx;
 	unsigned char d[SHA256_LEN];
+	char hex[17];
 
 	sha256_init(&ctx);
 	if (buf_read_file(&b, path)) {
@@ -47,8 +49,8 @@ static void file_hex(const char *path, struct buf *out)
 	}
 	sha256_update(&ctx, b.ptr, b.len);
 	sha256_final(&ctx, d);
-	for (int i = 0; i < 8; i++)
-		buf_addf(out, "%02x", d[i]);
+	hex_encode(hex, d, 8);
+	buf_addstr(out, hex);
 	buf_release(&b);
 }
 

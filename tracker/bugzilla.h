@@ -217,7 +217,5 @@ int bz_parse_whoami(const char *body, struct buf *login, struct buf *err);
 int bz_parse_valid_login(const char *body, bool *yes, struct buf *err);
 int bz_parse_id(const char *body, long *id, struct buf *err);
 
-/* Decode standard base64 (whitespace ignored); -1 on a bad character. */
-int bz_base64_decode(const char *in, size_t len, struct buf *out);
 
 #endif

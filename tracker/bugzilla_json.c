@@ -9,6 +9,7 @@
  * by the function that parsed it.
  */
 #include "bugzilla.h"
+#include "base64.h"
 #include "xalloc.h"
 
 #include <json-c/json.h>
@@ -470,8 +471,8 @@ static int parse_attachment(json_object *o, struct bz_attachment *a, const char 
 		buf_addf(err, "%s.data: expected a base64 string, got %s", where, type_name(data));
 		return -1;
 	}
-	if (bz_base64_decode(json_object_get_string(data), json_object_get_string_len(data),
-			     &decoded)) {
+	if (base64_decode(&decoded, json_object_get_string(data),
+			  json_object_get_string_len(data))) {
 		buf_addf(err, "%s.data: not valid base64", where);
 		buf_release(&decoded);
 		return -1;
@@ -598,40 +599,4 @@ int bz_parse_statuses(const char *body, struct bz_status_list *out, struct buf *
 out:
 	json_object_put(root);
 	return ret;
-}
-
-int bz_base64_decode(const char *in, size_t len, struct buf *out)
-{
-	unsigned int acc = 0;
-	int bits = 0, pad = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char ch = in[i];
-		int v;
-
-		if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t')
-			continue;
-		if (ch == '=') {
-			pad++;
-			continue;
-		}
-		if (pad)
-			return -1;	/* data after padding */
-		if (ch >= 'A' && ch <= 'Z') v = ch - 'A';
-		else if (ch >= 'a' && ch <= 'z') v = ch - 'a' + 26;
-		else if (ch >= '0' && ch <= '9') v = ch - '0' + 52;
-		else if (ch == '+') v = 62;
-		else if (ch == '/') v = 63;
-		else return -1;
-		acc = (acc << 6) | v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (buf_addch(out, (char)((acc >> bits) & 0xff)))
-				return -1;
-		}
-	}
-	if (pad > 2)
-		return -1;
-	return 0;
 }

@@ -8,6 +8,7 @@
  * the comment "Created attachment N\n<summary>[\n\n<comment>]".
  */
 #include "standin.h"
+#include "base64.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -27,52 +28,6 @@ DB_SQL(sql_attach_get, "SELECT " ATTACH_COLS " FROM sa_attachments a"
 DB_SQL(sql_attach_update, "UPDATE sa_attachments SET file_name = ?, summary = ?,"
        " content_type = ?, is_patch = ?, is_obsolete = ?, is_private = ?,"
        " last_change_time = ? WHERE id = ?");
-
-static const char b64[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-void sa_base64_encode(struct buf *out, const unsigned char *d, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i + 2 < len; i += 3) {
-		unsigned v = d[i] << 16 | d[i + 1] << 8 | d[i + 2];
-		buf_addch(out, b64[v >> 18 & 63]);
-		buf_addch(out, b64[v >> 12 & 63]);
-		buf_addch(out, b64[v >> 6 & 63]);
-		buf_addch(out, b64[v & 63]);
-	}
-	if (i < len) {
-		unsigned v = d[i] << 16 | (i + 1 < len ? d[i + 1] << 8 : 0);
-		buf_addch(out, b64[v >> 18 & 63]);
-		buf_addch(out, b64[v >> 12 & 63]);
-		buf_addch(out, i + 1 < len ? b64[v >> 6 & 63] : '=');
-		buf_addch(out, '=');
-	}
-}
-
-int sa_base64_decode(struct buf *out, const char *in)
-{
-	unsigned v = 0;
-	int bits = 0;
-
-	for (; *in; in++) {
-		const char *p;
-		if (*in == '=')
-			break;
-		if (strchr(" \t\r\n", *in))
-			continue;
-		if (!(p = strchr(b64, *in)))
-			return -1;
-		v = v << 6 | (unsigned)(p - b64);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			buf_addch(out, (char)(v >> bits & 0xff));
-		}
-	}
-	return 0;
-}
 
 int sa_attach_insert(struct db *db, int bug, int who, const char *file_name,
 		     const char *summary, const char *content_type,
@@ -133,7 +88,7 @@ static struct json_object *attach_json(struct sa_req *r, sqlite3_stmt *st)
 			       sa_time_json(sqlite3_column_int64(st, 11)));
 	json_object_object_add(a, "size", json_object_new_int(len));
 	json_object_object_add(a, "flags", json_object_new_array());
-	sa_base64_encode(&enc, data ? data : (const unsigned char *)"", len);
+	base64_encode(&enc, data ? (const void *)data : "", len);
 	json_object_object_add(a, "data", json_object_new_string_len(enc.ptr, enc.len));
 	buf_release(&enc);
 	sa_filter_fields(r, a);
@@ -262,7 +217,7 @@ void sa_add_attachment(struct sa_req *r, int bug)
 			 "argument was not set.");
 		goto out;
 	}
-	if (sa_base64_decode(&raw, data)) {
+	if (base64_decode(&raw, data, strlen(data))) {
 		sa_error(r, 600, "The data you sent is not valid base64.");
 		goto out;
 	}

@@ -200,9 +200,6 @@ void sa_get_bug_attachments(struct sa_req *r, int bug);
 void sa_get_attachment(struct sa_req *r, int id);
 void sa_add_attachment(struct sa_req *r, int bug);
 void sa_update_attachment(struct sa_req *r, int id);
-/* base64 without line breaks; decode returns -1 on bad input. */
-void sa_base64_encode(struct buf *out, const unsigned char *data, size_t len);
-int sa_base64_decode(struct buf *out, const char *in);
 
 /* misc.c */
 void sa_get_version(struct sa_req *r);

@@ -450,23 +450,6 @@ static void test_malformed(void **state)
 	buf_release(&err);
 }
 
-static void test_base64(void **state)
-{
-	struct buf out = BUF_INIT;
-
-	(void)state;
-	assert_int_equal(bz_base64_decode("aGVsbG8gd29ybGQ=", 16, &out), 0);
-	assert_string_equal(out.ptr, "hello world");
-	buf_reset(&out);
-	assert_int_equal(bz_base64_decode("aGVs\nbG8=", 9, &out), 0);
-	assert_string_equal(out.ptr, "hello");
-	buf_reset(&out);
-	assert_int_equal(bz_base64_decode("aGVs*G8=", 8, &out), -1);
-	buf_reset(&out);
-	assert_int_equal(bz_base64_decode("aG==VsbG8", 9, &out), -1);
-	buf_release(&out);
-}
-
 /* The tracker's 65,535-character limit: counted in characters, marker kept. */
 static void test_comment_fit(void **state)
 {
@@ -513,7 +496,6 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_comment_id),
 		cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_comment_fit),
 		cmocka_unit_test(test_whoami_valid_login),
 	};

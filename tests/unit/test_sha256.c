@@ -1,4 +1,4 @@
-/* Unit tests for lib/sha256: the FIPS 180-4 / NIST example vectors. */
+/* Unit tests for lib/sha256 (the FIPS 180-4 / NIST example vectors) and lib/hex. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sha256.h"
+#include "hex.h"
 
 static void test_empty(void **state)
 {
@@ -50,7 +51,6 @@ static void test_long_message(void **state)
 /* One million 'a', fed in odd-sized pieces to exercise the block carry. */
 static void test_million_a_in_pieces(void **state)
 {
-	static const char digits[] = "0123456789abcdef";
 	unsigned char d[SHA256_LEN];
 	char chunk[997], hex[SHA256_HEX_LEN];
 	struct sha256 ctx;
@@ -65,11 +65,7 @@ static void test_million_a_in_pieces(void **state)
 		left -= n;
 	}
 	sha256_final(&ctx, d);
-	for (int i = 0; i < SHA256_LEN; i++) {
-		hex[2 * i] = digits[d[i] >> 4];
-		hex[2 * i + 1] = digits[d[i] & 15];
-	}
-	hex[64] = '\0';
+	hex_encode(hex, d, SHA256_LEN);
 	assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
@@ -88,6 +84,24 @@ static void test_padding_boundaries(void **state)
 	assert_string_equal(hex, "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
 }
 
+/* hex_encode: lowercase, two digits a byte (leading zeros kept), NUL-ended. */
+static void test_hex_encode(void **state)
+{
+	static const unsigned char d[] = { 0x00, 0x0f, 0xa5, 0xff, 0x10 };
+	char out[2 * sizeof(d) + 2];
+
+	(void)state;
+	memset(out, 'x', sizeof(out));
+	hex_encode(out, d, sizeof(d));
+	assert_string_equal(out, "000fa5ff10");
+	assert_int_equal(out[sizeof(out) - 1], 'x');	/* nothing past the NUL */
+	hex_encode(out, d, 0);
+	assert_string_equal(out, "");
+	assert_int_equal(hexval('a'), 10);
+	assert_int_equal(hexval('F'), 15);
+	assert_int_equal(hexval('g'), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -97,6 +111,7 @@ int main(void)
 		cmocka_unit_test(test_long_message),
 		cmocka_unit_test(test_million_a_in_pieces),
 		cmocka_unit_test(test_padding_boundaries),
+		cmocka_unit_test(test_hex_encode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
