@@ -6,10 +6,12 @@
 # an anonymous caller: no page, API answer, feed, log URL or digest.  The
 # token holder sees it through the API.  A private comment and a private
 # attachment on the public bug 9370 are never candidates and never shown.
+# A public attachment that turns private after its job ran makes the job
+# private: its result is posted private and the dashboard hides it.
 # With private_bugs = skip (the default) nobody sees it and nothing of it runs.
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/standin.sh"
-plan 26
+plan 29
 
 ADMIN_KEY=admkey0123456789abcdefghijABCDEFGHIJ0000
 TOKEN="tok-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
@@ -42,6 +44,9 @@ standin_start || { not_ok "bz-standin starts"; exit 1; }
 attach 9373 "$PATCH" embargo-fix.patch false >/dev/null
 sed 's/^ \*/ * PRIVATE-ATTACHMENT-MARK/' "$PATCH" >"$TMP/private.patch"
 PRIV_ATT=$(attach 9370 "$TMP/private.patch" private-fix.patch true)
+sed 's/^Subject: .*/Subject: [PATCH] LATER-PRIVATE-MARK/' "$BB_SRC/tests/data/sd-pr-clear.patch" \
+	>"$TMP/later.patch"
+LATER_ATT=$(attach 9370 "$TMP/later.patch" later-fix.patch false)
 curl -s -X POST -H 'Content-Type: application/json' "$STANDIN_URL/rest/bug/9370/comment" \
 	-d "{\"api_key\": \"$ADMIN_KEY\", \"is_private\": true, \"comment\":
 	\"PRIVATE-COMMENT-MARK\\n\\ndiff --git a/x b/x\\n--- a/x\\n+++ b/x\\n@@ -1 +1 @@\\n-a\\n+b\\n\"}" >/dev/null
@@ -71,13 +76,23 @@ is "the private attachment and comment of 9370 are no candidates" \
 		((source = 'attachment' AND source_id = $PRIV_ATT) OR source = 'comment')")" 0
 J=$(sql "SELECT id FROM jobs WHERE bug_id = 9373")
 P=$(sql "SELECT min(id) FROM jobs WHERE bug_id = 9370")
+L=$(sql "SELECT j.id FROM jobs j JOIN candidates c ON c.id = j.candidate_id
+	WHERE c.source = 'attachment' AND c.source_id = $LATER_ATT")
 finish "$J" PRIVATE-LOG-MARK EMBARGO-SIGNATURE
 finish "$P" PUBLIC-LOG-MARK public-signature
+finish "$L" LATER-LOG-MARK later-signature
+# the insider hides the public attachment after its job ran, before the post
+curl -s -X PUT -H 'Content-Type: application/json' "$STANDIN_URL/rest/bug/attachment/$LATER_ATT" \
+	-d "{\"api_key\": \"$ADMIN_KEY\", \"is_private\": true}" >/dev/null
 bbd --once --config "$TMP/bb.conf" >"$TMP/post.log" 2>&1
+is "the attachment's turn is seen" \
+	"$(sql "SELECT is_private FROM attachments WHERE id = $LATER_ATT")" 1
 is "the private bug's result comment is private on the tracker" \
 	"$(admin_comments 9373 | grep "bugbridge-result: job $J")" "True bugbridge-result: job $J"
 is "the public bug's result comment is public" \
 	"$(admin_comments 9370 | grep "bugbridge-result: job $P")" "False bugbridge-result: job $P"
+is "... but the result of the attachment that turned private is private" \
+	"$(admin_comments 9370 | grep "bugbridge-result: job $L")" "True bugbridge-result: job $L"
 is "nothing failed in the outbox" "$(sql "SELECT count(*) FROM outbox WHERE state <> 'sent'")" 0
 
 bg bbd bbd --config "$TMP/bb.conf"
@@ -94,6 +109,9 @@ unlike "no anonymous page, API answer or feed names the private bug's summary" "
 unlike "... nor its number" "$anon" "9373"
 unlike "... nor its signature, its log or its job" "$anon" \
 	"EMBARGO-SIGNATURE|PRIVATE-LOG-MARK|/job/$J\"|\"id\":$J,\"bug_id\""
+# (the tracker's own "Created attachment N later-fix.patch" comment stays public)
+unlike "... nor anything of the job whose attachment turned private" "$anon" \
+	"LATER-PRIVATE-MARK|LATER-LOG-MARK|later-signature|/job/$L\"|\"id\":$L,\"bug_id\""
 is "/api/jobs?bug=9373 is empty" "$(curl -s "$WEB/api/jobs?bug=9373")" '{"count":0,"jobs":[]}'
 unlike "no private comment or attachment of the public bug shows" "$anon" \
 	"PRIVATE-COMMENT-MARK|PRIVATE-ATTACHMENT-MARK|private-fix.patch"

@@ -39,8 +39,9 @@
  * resent without a marker check, unless they carry a comment.
  *
  * Privacy is decided when posting: a comment on a bug that is in a tracker
- * group now is posted private (is_private, insiders only); with [tracker]
- * private_bugs = skip nothing is written to such a bug at all.
+ * group now, or about a job that is private now (its candidate's comment or
+ * attachment turned private: lib/privacy.h), is posted private (is_private,
+ * insiders only); with [tracker] private_bugs = skip it is not written at all.
  *
  * Test hook: BUGBRIDGE_TEST_CRASH_AFTER_POST=1 makes the process _exit(9)
  * right after a successful POST/PUT, before any bookkeeping: the state a
@@ -52,6 +53,7 @@
 #include "config.h"
 #include "log.h"
 #include "redact.h"
+#include "privacy.h"
 #include "tracker.h"
 #include "sha256.h"
 
@@ -66,7 +68,7 @@
 #define BZ_MAX_COMMENT 65535
 
 DB_SQL(sql_outbox_next,
-       "SELECT id, kind, bug_id, marker, payload, attempts FROM outbox o"
+       "SELECT id, kind, bug_id, marker, payload, attempts, ifnull(job_id, 0) FROM outbox o"
        " WHERE kind IN ('comment', 'update') AND state IN ('pending', 'sending')"
        "  AND next_try <= strftime('%s', 'now') AND id > ?"
        "  AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.bug_id = o.bug_id AND e.id < o.id"
@@ -91,14 +93,12 @@ DB_SQL(sql_outbox_hold_set,
 DB_SQL(sql_outbox_hold_clear,
        "UPDATE tracker_state SET hold_config = NULL, hold_reason = NULL, hold_since = NULL"
        " WHERE id = 1");
-/* Private now (in a tracker group): decided when posting, not when queued. */
-DB_SQL(sql_outbox_bug_private, "SELECT groups <> '' FROM bugs WHERE id = ?");
 DB_SQL(sql_outbox_unhold,
        "UPDATE outbox SET state = 'pending', next_try = 0 WHERE state = 'held'"
        " AND kind IN ('comment', 'update')");
 
 struct row {
-	sqlite3_int64 id, bug_id;
+	sqlite3_int64 id, bug_id, job_id;	/* job_id 0: none */
 	char kind[16];
 	char *marker, *payload;
 	char *refused;		/* the part the tracker would not take, or NULL */
@@ -148,6 +148,7 @@ static int next_row(struct db *db, sqlite3_int64 after, struct row *r)
 	r->marker = xstrdup(db_col_text(st, 3));
 	r->payload = xstrdup(db_col_text(st, 4));
 	r->attempts = sqlite3_column_int(st, 5);
+	r->job_id = sqlite3_column_int64(st, 6);
 	sqlite3_reset(st);
 	return 1;
 }
@@ -309,22 +310,6 @@ static bool carries_comment(const struct row *r)
 	return yes;
 }
 
-/* 1 private, 0 public (or a bug we do not track), -1 database error. */
-static int bug_private(struct db *db, sqlite3_int64 bug_id)
-{
-	sqlite3_stmt *st = db_stmt(db, sql_outbox_bug_private);
-	int rc, priv = 0;
-
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, bug_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		priv = sqlite3_column_int(st, 0);
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? priv : -1;
-}
-
 static int send_row(struct poster *p, const struct row *r, bool is_private, long *remote_id)
 {
 	struct buf text = BUF_INIT;
@@ -441,17 +426,23 @@ static bool keyword_refused(const struct poster *p, const struct row *r)
 	       strstr(r->payload, "\"keywords\"");
 }
 
-/* Whether the row goes out at all: 1 yes (*priv set), 0 done with it, -1 stop. */
-static int goes_out(struct poster *p, struct row *r, int *priv)
+/*
+ * Whether the row goes out at all: 1 yes (*priv set), 0 done with it, -1 stop.
+ * Private now: decided when posting, not when queued.
+ */
+static int goes_out(struct poster *p, struct row *r, bool *priv)
 {
-	*priv = bug_private(p->db, r->bug_id);
-	if (*priv < 0)
+	bool failed = false;
+
+	*priv = bug_is_private(p->db, r->bug_id, &failed) ||
+		(r->job_id && job_is_private(p->db, r->job_id, &failed));
+	if (failed)
 		return -1;
-	if (*priv && !strcmp(cfg_str("tracker.private_bugs"), "skip")) {
-		log_warn("outbox: %s for bug %lld ('%s') not posted: the bug is private and"
-			 " [tracker] private_bugs = skip", r->kind, (long long)r->bug_id, r->marker);
+	if (*priv && private_bugs_skipped()) {
+		log_warn("outbox: %s for bug %lld ('%s') not posted: the bug or its job is"
+			 " private and [tracker] private_bugs = skip", r->kind, (long long)r->bug_id, r->marker);
 		set_state(p->db, sql_outbox_final, r->id, 0,
-			  "the bug is private ([tracker] private_bugs = skip)");
+			  "private ([tracker] private_bugs = skip)");
 		return 0;
 	}
 	return without_keywords(p, r, NULL) ? 0 : 1;
@@ -460,7 +451,8 @@ static int goes_out(struct poster *p, struct row *r, int *priv)
 static enum next post_row(struct poster *p, struct row *r)
 {
 	bool check = carries_comment(r);
-	int priv, go = goes_out(p, r, &priv);
+	bool priv;
+	int go = goes_out(p, r, &priv);
 
 	if (go <= 0)
 		return go < 0 ? STOP_FLUSH : NEXT_ROW;

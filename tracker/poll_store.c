@@ -10,6 +10,7 @@
 #include "config.h"
 #include "log.h"
 #include "poll.h"
+#include "privacy.h"
 #include "sha256.h"
 
 #include <stdlib.h>
@@ -101,7 +102,7 @@ void poll_fetch_release(struct poll_fetch *f)
 
 bool poll_private_skipped(const struct bz_bug *b)
 {
-	return b->groups && *b->groups && !strcmp(cfg_str("tracker.private_bugs"), "skip");
+	return b->groups && *b->groups && private_bugs_skipped();
 }
 
 bool poll_comment_is_ours(const char *creator, const char *text)

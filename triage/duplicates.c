@@ -32,9 +32,10 @@ DB_SQL(sql_dup_matches,
        "       FROM signatures s2 JOIN jobs j2 ON j2.id = s2.job_id"
        "       WHERE s2.variant = 'baseline' OR j2.candidate_id IS NULL) o"
        "   ON o.hash = s.hash AND o.bug_id <> j.bug_id"
-       " JOIN bugs b ON b.id = o.bug_id AND b.is_open = 1 AND b.ignored = 0 AND b.groups = ''"
+       " JOIN bugs b ON b.id = o.bug_id AND b.is_open = 1 AND b.ignored = 0"
+       "  AND b.id NOT IN (SELECT id FROM private_bug_ids)"
        " JOIN bugs me ON me.id = j.bug_id AND me.is_open = 1 AND me.ignored = 0"
-       "  AND me.groups = ''"
+       "  AND me.id NOT IN (SELECT id FROM private_bug_ids)"
        " WHERE s.job_id = ? AND (s.variant = 'baseline' OR j.candidate_id IS NULL)"
        " GROUP BY s.hash, o.bug_id ORDER BY o.bug_id LIMIT 20");
 DB_SQL(sql_dup_bug, "SELECT IFNULL(bug_id, 0) FROM jobs WHERE id = ?");

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "maintainers.h"
 #include "outbox.h"
+#include "privacy.h"
 #include "sha256.h"
 
 #include <ctype.h>
@@ -126,24 +127,6 @@ DB_SQL(sql_ow_add,
        "INSERT INTO bug_owners (bug_id, kind, address, entry, rank) VALUES (?, ?, ?, ?, ?)"
        " ON CONFLICT DO NOTHING");
 DB_SQL(sql_ow_key, "UPDATE bugs SET owners_key = ? WHERE id = ?");
-DB_SQL(sql_ow_private, "SELECT 1 FROM bugs WHERE id = ? AND groups <> ''");
-
-/*
- * A private bug's Cc list may see it (Bugzilla's cclist_accessible): never
- * widen it on our own.
- */
-static bool bug_private(struct db *db, sqlite3_int64 bug)
-{
-	sqlite3_stmt *st = db_stmt(db, sql_ow_private);
-	bool priv = true;	/* a database error: do not Cc */
-
-	if (st) {
-		sqlite3_bind_int64(st, 1, bug);
-		priv = sqlite3_step(st) != SQLITE_DONE;
-		sqlite3_reset(st);
-	}
-	return priv;
-}
 
 static void merge(char ***all, int *n, char **files, int nfiles)
 {
@@ -222,7 +205,8 @@ static int queue_cc(struct db *db, sqlite3_int64 bug, const struct maint_result 
 	char addr[256], hex[SHA256_HEX_LEN];
 	int ret;
 
-	if (!cfg_bool("triage.cc_maintainers") || !r->npeople || bug_private(db, bug))
+	/* a private bug's Cc list may see it (cclist_accessible): never widen it */
+	if (!cfg_bool("triage.cc_maintainers") || !r->npeople || bug_is_private(db, bug, NULL))
 		return 0;
 	body = json_object_new_object();
 	cc = json_object_new_object();

@@ -19,6 +19,7 @@
 #include "job_record.h"
 #include "log.h"
 #include "outbox.h"
+#include "privacy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +27,7 @@
 
 DB_SQL(sql_tr_pending,
        "SELECT id FROM jobs WHERE state = 'done' AND reported = 0 ORDER BY id LIMIT 200");
-/* A private bug counts as ignored while [tracker] private_bugs = skip (?2). */
-DB_SQL(sql_tr_bug,
-       "SELECT triage_state, ignored OR (groups <> '' AND ?2) FROM bugs WHERE id = ?1");
+DB_SQL(sql_tr_bug, "SELECT triage_state, ignored FROM bugs WHERE id = ?");
 DB_SQL(sql_tr_reported, "UPDATE jobs SET reported = 1 WHERE id = ?");
 /* A re-run of this job, or one of the same patch still to come, is enough. */
 DB_SQL(sql_tr_has_retest,
@@ -87,7 +86,6 @@ static int bug_state(struct db *db, sqlite3_int64 bug_id, enum triage_state *s, 
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, bug_id);
-	sqlite3_bind_int(st, 2, !strcmp(cfg_str("tracker.private_bugs"), "skip"));
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		parsed = triage_state_parse(db_col_text(st, 0));
@@ -148,15 +146,18 @@ static int triage_job(struct db *db, const struct job_record *j)
 {
 	struct triage_fact fact;
 	enum triage_state cur = TRIAGE_NEW, next;
-	bool ignored = false;
+	bool ignored = false, failed = false, hidden;
 	int found, dups = 0;
 
 	found = j->bug_id ? bug_state(db, j->bug_id, &cur, &ignored) : 0;
-	if (found < 0)
+	/* private (its bug, or its candidate's comment or attachment) and skipped */
+	hidden = private_bugs_skipped() && job_is_private(db, j->id, &failed);
+	if (found < 0 || failed)
 		return -1;
-	if (!j->bug_id || ignored) {
+	if (!j->bug_id || ignored || hidden) {
 		log_info("triage: job %lld: %s, nothing to report", (long long)j->id,
-			 ignored ? "bug is ignored (or private, and private_bugs = skip)" : "no bug");
+			 hidden ? "private, and private_bugs = skip" :
+			 ignored ? "bug is ignored" : "no bug");
 		return 0;
 	}
 	/* a job for a bug we do not watch (bugbridge job add --bug): its result only */

@@ -26,6 +26,7 @@
 #include "html.h"
 #include "log.h"
 #include "page.h"
+#include "privacy.h"
 #include "web.h"
 
 #include <errno.h>
@@ -356,8 +357,7 @@ static void dispatch(struct MHD_Connection *conn, const char *method, const char
 
 	if (st->route && st->method_ok && !st->too_big) {
 		req.authenticated = http_authenticated(&req);
-		req.full = req.authenticated &&
-			   !strcmp(cfg_str("tracker.private_bugs"), "test");
+		req.full = req.authenticated && !private_bugs_skipped();
 		req.db = http_db_get(req.full);
 		if (!req.db)
 			return (void)http_error(resp, 503, "database unavailable");

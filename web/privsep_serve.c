@@ -18,6 +18,7 @@
 #include "job_logs.h"
 #include "job_queue.h"
 #include "log.h"
+#include "privacy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +31,6 @@
 #include <unistd.h>
 
 DB_SQL(sql_ps_candidate_bug, "SELECT bug_id FROM candidates WHERE id = ?");
-DB_SQL(sql_ps_bug_private, "SELECT 1 FROM bugs WHERE id = ? AND groups <> ''");
 DB_SQL(sql_ps_log_dir, "SELECT ifnull(log_dir, '') FROM jobs WHERE id = ?");
 
 static int send_reply(int sock, struct ps_reply *r, int fd)
@@ -76,6 +76,7 @@ static void job_add(struct db *db, const struct ps_msg *m, struct ps_reply *r)
 	struct job_spec spec = { 0 };
 	sqlite3_int64 id;
 	sqlite3_int64 bug = 0;
+	bool priv, failed;
 	int rc;
 
 	if (m->kind > PS_KIND_BISECT || m->bug_id < 0 || m->candidate_id < 0 ||
@@ -98,10 +99,10 @@ static void job_add(struct db *db, const struct ps_msg *m, struct ps_reply *r)
 				      (long long)spec.candidate_id, (long long)bug);
 		spec.bug_id = bug;
 	}
-	rc = db_id_row(db, sql_ps_bug_private, spec.bug_id, NULL);
-	if (rc < 0)
+	priv = bug_is_private(db, spec.bug_id, &failed);
+	if (failed)
 		return answer(r, 500, "database error");
-	if (rc && !strcmp(cfg_str("tracker.private_bugs"), "skip"))
+	if (priv && private_bugs_skipped())
 		return answer(r, 409, "bug %lld is private and [tracker] private_bugs = skip",
 			      (long long)spec.bug_id);
 	if (job_enqueue(db, &spec, &id))
