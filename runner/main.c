@@ -5,7 +5,6 @@
 #include "app.h"
 #include "runner.h"
 #include "db.h"
-#include "config.h"
 #include "log.h"
 
 #include <errno.h>
@@ -87,12 +86,6 @@ int main(int argc, char **argv)
 	ret = app_start("bugbridge-runner", &opts, &db, false);
 	if (ret)
 		return ret;
-	if (!strcmp(cfg_str("runner.mode"), "remote")) {
-		fputs("bugbridge-runner: remote mode is not supported yet; use mode = local\n",
-		      stderr);
-		db_close(&db);
-		return 1;
-	}
 	install_signals();
 	ret = runner_main(&db, &ropts, &stop);
 	db_close(&db);

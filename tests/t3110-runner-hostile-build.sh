@@ -50,7 +50,7 @@ mkdir -p "$(dirname "$CONF")"
 mv "$TMP/bb.conf" "$CONF"
 chmod 600 "$CONF"
 export BUGBRIDGE_CONFIG="$CONF"
-export BUGBRIDGE_RUNNER_TOKEN="$SECRET-envtoken" BB_TEST_CANARY="$ENVCANARY"
+export BUGBRIDGE_LAVA_TOKEN="$SECRET-envtoken" BB_TEST_CANARY="$ENVCANARY"
 DB=$TMP/bugbridge.db
 BASE=$RUNNER_CACHE/base/linux-source-6.1
 sed -e "s|@CONF@|$CONF|g" -e "s|@DB@|$DB|g" -e "s|@BASE@|$BASE|g" \

@@ -11,7 +11,6 @@
  *   stale.c                 bugs nobody but the reporter and we answer
  *   bisect.c                first bad patch of a series, by binary search
  *   commands_in_comments.c  "bugbridge: test 123" from allowed humans
- *   similar.c               summaries that read alike (a dashboard hint only)
  *
  * Every write to the tracker is an outbox row (outbox_add) whose marker is
  * also in the text, added in the same transaction as the fact behind it, so
@@ -192,22 +191,5 @@ int comment_cmd_parse(const char *text, struct comment_cmd *cmds, int max);
 bool comment_cmd_allowed(const char *author);
 /* Act on unhandled human comments, each once. */
 int comment_cmd_run(struct db *db, const volatile sig_atomic_t *stop);
-
-/* --- similar.c ------------------------------------------------------ */
-
-/* Jaccard index (0..1) of two summaries' significant words. */
-double similar_score(const char *a, const char *b);
-
-struct similar_bug {
-	sqlite3_int64 id;
-	double score;
-};
-
-/*
- * Open bugs whose summary scores at least min against bug_id's, best
- * first, at most max of them into out; *n gets the count.
- */
-int similar_bugs(struct db *db, sqlite3_int64 bug_id, double min, struct similar_bug *out,
-		 int max, int *n);
 
 #endif

@@ -74,7 +74,6 @@ static const struct route routes[] = {
 	{ "GET", "/api/components", ROUTE_EXACT, api_components, 0, false },
 	{ "GET", "/api/digests", ROUTE_EXACT, api_digests, 0, false },
 	{ "GET", "/api/queue", ROUTE_EXACT, api_queue, 0, false },
-	{ NULL, "/api/runner/", ROUTE_PREFIX, api_runner, HTTP_RUNNER_MAX_BODY, true },
 };
 
 struct http_server {

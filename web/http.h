@@ -127,15 +127,7 @@ int http_db_public(struct db *db);
 /* Parse a positive decimal id that is the whole string; -1 if not. */
 int http_parse_id(const char *s, sqlite3_int64 *id);
 
-/*
- * Remote runners: every /api/runner/<anything> request, any method, goes
- * here (server/api_runner.c).  req->rest is the part after "/api/runner/".
- * Only requests with the token reach it, and only with bodies up to
- * HTTP_RUNNER_MAX_BODY bytes: anything else is answered (401/403, 413)
- * before a byte of the body is read.
- */
+/* The largest body a write route takes (POST /api/jobs). */
 #define HTTP_MAX_BODY (64 * 1024)
-#define HTTP_RUNNER_MAX_BODY (1024 * 1024)
-int api_runner(struct http_request *req, struct http_response *resp);
 
 #endif

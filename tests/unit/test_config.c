@@ -198,12 +198,12 @@ static void test_write_restricted(void **state)
 	buf_addf(&text, "[tracker]\napi_key = key-0123456789\napi_key_file = /k\n"
 		 "watch_bugs = 9370, 9371\n[web]\ntoken_file = %s\nlisten = \"127.0.0.1:8 # x\"\n"
 		 "[smtp]\npassword = smtp-pass-0123\npassword_file = /p\n"
-		 "[runner]\ntoken = runner-tok-0123\n", path);
+		 "[lava]\ntoken = lava-tok-0123\n", path);
 	assert_int_equal(parse(text.ptr, &c, &err), 0);
 	assert_int_equal(config_write_restricted(&c, "web.token", &out, &err), 0);
 	assert_null(strstr(out.ptr, "key-0123456789"));
 	assert_null(strstr(out.ptr, "smtp-pass-0123"));
-	assert_null(strstr(out.ptr, "runner-tok-0123"));
+	assert_null(strstr(out.ptr, "lava-tok-0123"));
 	assert_null(strstr(out.ptr, path));
 	assert_null(strstr(out.ptr, "= /k"));
 	/* it parses, and holds what the dashboard needs */

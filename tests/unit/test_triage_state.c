@@ -395,35 +395,6 @@ static void test_stale(void **state)
 	db_close(&db);
 }
 
-static void test_similar_summaries(void **state)
-{
-	struct similar_bug sim[4];
-	struct db db;
-	int n;
-
-	(void)state;
-	assert_true(similar_score("sr: attempt to access beyond end of device",
-				  "attempt to access beyond end of device on sr0") > 0.6);
-	assert_true(similar_score("sd: spurious Unaligned partial completion warnings",
-				  "blk-mq: hang in blk_mq_freeze_queue during suspend") < 0.1);
-	/* filler words alone make nothing similar */
-	assert_true(similar_score("the kernel fails with an error", "bug: kernel error") == 0.0);
-	assert_true(similar_score("", "") == 0.0);
-	assert_true(similar_score("A B c", NULL) == 0.0);
-
-	use_config("");
-	open_db(&db);
-	exec(&db, "INSERT INTO bugs (id, summary) VALUES"
-		  " (9371, 'attempt to access beyond end of device on sr0 after eject'),"
-		  " (9372, 'sd: spurious Unaligned partial completion warnings');"
-		  "INSERT INTO bugs (id, summary, is_open) VALUES"
-		  " (9373, 'sr attempt to access beyond end of device', 0);");
-	assert_int_equal(similar_bugs(&db, 9370, 0.3, sim, 4, &n), 0);
-	assert_int_equal(n, 1);
-	assert_int_equal(sim[0].id, 9371);
-	db_close(&db);
-}
-
 static char *comment_of(struct db *db, sqlite3_int64 job)
 {
 	struct job_record rec = JOB_RECORD_INIT;
@@ -659,7 +630,6 @@ int main(void)
 		cmocka_unit_test(test_infra_error_blames_nobody),
 		cmocka_unit_test(test_duplicates_linked_once),
 		cmocka_unit_test(test_stale),
-		cmocka_unit_test(test_similar_summaries),
 		cmocka_unit_test(test_comment_headlines),
 		cmocka_unit_test(test_comment_cap_and_hostile_text),
 		cmocka_unit_test(test_comment_apply_failed_hunk),
