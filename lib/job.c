@@ -21,7 +21,8 @@ DB_SQL(sql_job_requeue_expired,
        " progress = 'lease of ' || coalesce(runner, '?') || ' expired; queued again'"
        " WHERE state = 'running' AND lease_expires < ?1 AND attempts + 1 < ?2");
 DB_SQL(sql_job_fail_expired,
-       "UPDATE jobs SET state = 'done', verdict = 'infra-error', attempts = attempts + 1,"
+       "UPDATE jobs SET state = 'done', verdict = 'infra-error', fault = 'infra',"
+       " attempts = attempts + 1,"
        " verdict_detail = 'runner lost the job ' || (attempts + 1) || ' times (lease expired)',"
        " runner = NULL, lease_expires = NULL, stage = NULL, finished_at = ?1"
        " WHERE state = 'running' AND lease_expires < ?1 AND attempts + 1 >= ?2");
@@ -64,7 +65,7 @@ DB_SQL(sql_job_done,
        "UPDATE jobs SET state = 'done', verdict = ?1, change = ?2, verdict_detail = ?3,"
        " accel = ?4, kernel_version = ?5, log_dir = ?6, finished_at = ?7,"
        " runner = NULL, lease_expires = NULL, stage = NULL, attempts = attempts + 1,"
-       " progress = 'done: ' || ?1"
+       " progress = 'done: ' || ?1, fault = ?10"
        " WHERE id = ?8 AND runner = ?9 AND state = 'running'");
 DB_SQL(sql_job_reach,
        "UPDATE jobs SET reach_changed = ?1, reach_reached = ?2, reach = ?3 WHERE id = ?4");
@@ -422,13 +423,14 @@ static int mark_done(const struct job *job, struct db *db, const struct job_outc
 	sqlite3_bind_int64(st, 7, time(NULL));
 	sqlite3_bind_int64(st, 8, job->id);
 	db_bind_text(st, 9, job->runner);
+	db_bind_text(st, 10, fault_name(out->fault));
 	return db_step_done(db, st);
 }
 
 int job_finish(const struct job *job, struct db *db, const struct job_outcome *out,
 	       int max_attempts)
 {
-	bool retry = !strcmp(out->verdict, "infra-error") && job->attempt < max_attempts;
+	bool retry = fault_retried(out->fault) && job->attempt < max_attempts;
 
 	if (db_begin(db))
 		return -1;
@@ -452,8 +454,10 @@ int job_finish(const struct job *job, struct db *db, const struct job_outcome *o
 		log_warn("job: job %lld: infra-error on attempt %d, queued again: %s",
 			 (long long)job->id, job->attempt, out->detail ? out->detail : "");
 	else
-		log_info("job: job %lld done: %s%s%s", (long long)job->id, out->verdict,
-			 out->change ? " " : "", out->change ? out->change : "");
+		log_info("job: job %lld done: %s%s%s%s%s", (long long)job->id, out->verdict,
+			 out->change ? " " : "", out->change ? out->change : "",
+			 out->fault ? ", fault: " : "",
+			 out->fault ? fault_name(out->fault) : "");
 	return 0;
 fail:
 	db_rollback(db);

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include "buf.h"
 #include "db.h"
+#include "fault.h"
 
 struct job {
 	sqlite3_int64 id;
@@ -99,6 +100,7 @@ struct job_signature {
 
 struct job_outcome {
 	const char *verdict;		/* pass, fail, apply-failed, ..., infra-error */
+	enum fault fault;		/* whose fault it is (fault.h) */
 	const char *change;		/* NULL without a baseline */
 	const char *detail;
 	const char *accel;
@@ -114,9 +116,10 @@ struct job_outcome {
 };
 
 /*
- * Record the outcome and end the job, in one transaction.  An infra-error
- * below max_attempts sends the job back to the queue instead (attempts + 1),
- * keeping its stages for the record.  -1 when the lease was lost.
+ * Record the outcome and end the job, in one transaction.  An outcome whose
+ * fault is retried (fault_retried: the infrastructure's) below max_attempts
+ * sends the job back to the queue instead (attempts + 1), keeping its
+ * stages for the record.  -1 when the lease was lost.
  */
 int job_finish(const struct job *job, struct db *db, const struct job_outcome *out,
 	       int max_attempts);

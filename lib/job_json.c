@@ -172,6 +172,7 @@ json_object *job_record_json(const struct job_record *rec)
 	put(o, "verdict", str_or_null(rec->verdict));
 	put(o, "change", str_or_null(rec->change));
 	put(o, "verdict_detail", str_or_null(rec->verdict_detail));
+	put(o, "fault", str_or_null(fault_name(rec->fault)));
 	put(o, "reach", reach(rec));
 	put(o, "accel", str_or_null(rec->accel));
 	put(o, "kernel_version", str_or_null(rec->kernel_version));

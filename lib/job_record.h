@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "db.h"
+#include "fault.h"
 
 /* What job_record_load() reads besides the job row and its candidate's facts. */
 enum {
@@ -82,6 +83,7 @@ struct job_record {
 	char *stage, *progress, *runner, *verdict, *change, *verdict_detail, *accel,
 	     *kernel_version, *log_dir;
 	long long created_at, started_at, finished_at;
+	enum fault fault;		/* whose fault the outcome is (fault.h) */
 	/* Did the run execute the patch's changed lines?  reach NULL: not measured. */
 	char *reach;
 	int reach_changed, reach_reached;

@@ -112,10 +112,10 @@ static const char *build_status(const struct job_record *j, const char *variant,
 	if (b && !strcmp(b->status, "ok"))
 		return "PASS";
 	if (b && !strcmp(b->status, "failed"))
-		return patched && verdict_is(j, "infra-error") ? "ERROR" : "FAIL";
+		return patched && fault_no_result(j->fault) ? "ERROR" : "FAIL";
 	if (patched && verdict_is(j, "build-failed"))
 		return "FAIL";
-	if (verdict_is(j, "infra-error"))
+	if (fault_no_result(j->fault))
 		return "ERROR";
 	if (patched && verdict_is(j, "apply-failed"))
 		return "MISS";
@@ -187,7 +187,7 @@ static const char *boot_status(const struct job_record *j, const char *variant)
 		return "FAIL";
 	if (verdict_is(j, "boot-timeout"))
 		return "FAIL";
-	if (verdict_is(j, "infra-error"))
+	if (fault_no_result(j->fault))
 		return "ERROR";
 	return "PASS";
 }

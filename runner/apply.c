@@ -379,61 +379,62 @@ static int run_patch(const struct variant *v, const struct patch_item *p, bool d
 	return ch.exit_code;
 }
 
-/* 2 when patch_check() refuses the patch (the reason in why), -1 unreadable, else 0. */
-static int refused(struct run *r, const struct patch_item *p, int i, int n, struct buf *why)
+/* FAULT_PATCH when patch_check() refuses the patch (the reason in why). */
+static enum fault refused(struct run *r, const struct patch_item *p, int i, int n,
+			  struct buf *why)
 {
 	struct buf text = BUF_INIT, reason = BUF_INIT;
-	int ret = 0;
+	enum fault ret = FAULT_NONE;
 
 	buf_init(&text, 64 << 20);
 	if (buf_read_file(&text, p->path)) {
 		buf_addf(&r->infra, "cannot read the patch '%s': %s", p->path, strerror(errno));
-		ret = -1;
+		ret = FAULT_INFRA;
 	} else if (patch_check(text.ptr, text.len, &reason)) {
 		buf_addf(why, "patch %d/%d '%s' is refused: %s\n", i + 1, n, p->name, reason.ptr);
-		ret = 2;
+		ret = FAULT_PATCH;
 	}
 	buf_release(&text);
 	buf_release(&reason);
 	return ret;
 }
 
-int apply_series(struct run *r, struct variant *v, const struct patch_item *items, int n,
-		 const char *log_name, struct buf *why, char ***touched, int *ntouched)
+enum fault apply_series(struct run *r, struct variant *v, const struct patch_item *items,
+			int n, const char *log_name, struct buf *why, char ***touched, int *ntouched)
 {
 	struct buf out = BUF_INIT, log_path = BUF_INIT, text = BUF_INIT;
-	int ret = 0;
+	enum fault ret = FAULT_NONE;
 
 	buf_init(&out, 4 << 20);
 	buf_addf(&log_path, "%s/%s-%s.log", v->logs, v->name, log_name);
 	for (int i = 0; i < n && !ret; i++) {
-		int rc = refused(r, &items[i], i, n, why);
-		if (!rc)
-			rc = run_patch(v, &items[i], true, log_path.ptr, &out);
-		if (rc == 2) {
-			ret = 1;
-		} else if (rc < 0) {
-			ret = -1;
+		int rc;
+
+		if ((ret = refused(r, &items[i], i, n, why)))
+			break;
+		rc = run_patch(v, &items[i], true, log_path.ptr, &out);
+		if (rc < 0) {
+			ret = FAULT_INFRA;
 		} else if (rc) {
 			buf_reset(&text);
 			buf_read_file(&text, items[i].path);
 			buf_addf(why, "patch %d/%d '%s' does not apply to %s:\n", i + 1, n,
 				 items[i].name, r->kernel_version);
 			explain(text.ptr, out.ptr, why);
-			ret = 1;
+			ret = FAULT_PATCH;
 		} else if ((rc = run_patch(v, &items[i], false, log_path.ptr, &out))) {
 			buf_addf(why, "patch '%s' passed its dry run but failed to apply",
 				 items[i].name);
-			ret = rc < 0 ? -1 : 1;
+			ret = rc < 0 ? FAULT_INFRA : FAULT_PATCH;
 		} else {
 			collect_touched(out.ptr, touched, ntouched);
 		}
 	}
-	if (ret > 0) {
+	if (ret == FAULT_PATCH) {
 		buf_reset(&text);
 		buf_addf(&text, "\n%s\n", why->ptr);
 		if (joblog_write(r, log_path.ptr, true, text.ptr, text.len))
-			ret = -1;
+			ret = FAULT_INFRA;
 	}
 	buf_release(&out);
 	buf_release(&log_path);

@@ -6,6 +6,7 @@
 #define BB_APPLY_H
 
 #include "buf.h"
+#include "fault.h"
 #include "run.h"
 
 /* Free a patch list. */
@@ -17,11 +18,15 @@ int apply_load_series_dir(const char *dir, const char *dest, struct patch_item *
 			  struct buf *err);
 /*
  * Apply items[0..n) to v->tree, each checked by patch_check() and dry-run
- * first.  On a patch that is refused or does not apply: returns 1 with the
- * patch name and the reason or rejected hunks in *why (and the log).  touched collects "patching file X" names.  -1: could not run patch.
+ * first; touched collects the "patching file X" names.  FAULT_NONE: all
+ * applied.  FAULT_PATCH: a patch is refused or does not apply, with its
+ * name and the reason or rejected hunks in *why (and the log); whose fault
+ * that is depends on whose series it is (the harness is ours).
+ * FAULT_INFRA: patch could not run (r->infra says why, if anything can).
  */
-int apply_series(struct run *r, struct variant *v, const struct patch_item *items, int n,
-		 const char *log_name, struct buf *why, char ***touched, int *ntouched);
+enum fault apply_series(struct run *r, struct variant *v, const struct patch_item *items,
+			int n, const char *log_name, struct buf *why, char ***touched,
+			int *ntouched);
 void strv_free(char **v, int n);
 
 #endif

@@ -74,18 +74,18 @@ static int ccache_dir(struct run *r, bool rw, struct buf *out)
 	return rw ? sandbox_give(out->ptr) : 0;
 }
 
-/* make failed: 1 with the first errors in why, or -1 when the disk was full (ours). */
-static int make_failed(struct run *r, const char *log_path, struct buf *why)
+/* make failed: the tree's fault, with the first errors in why, or a full disk's. */
+static enum fault make_failed(struct run *r, const char *log_path, struct buf *why)
 {
 	struct buf logtext = BUF_INIT;
-	int ret = 1;
+	enum fault ret = FAULT_PATCH;
 
 	buf_init(&logtext, 64 << 20);
 	buf_read_file(&logtext, log_path);
-	/* a full disk under the tree is ours, not the patch's */
+	/* a full disk under the tree is the infrastructure's fault, not the patch's */
 	if (strstr(logtext.ptr, "No space left on device")) {
 		buf_addf(&r->infra, "the build ran out of disk space (see %s)", log_path);
-		ret = -1;
+		ret = FAULT_INFRA;
 	} else {
 		build_first_errors(logtext.ptr, why, 12);
 	}
@@ -152,7 +152,7 @@ bool banner_is_built(const char *console, const char *uts_version, struct buf *b
 	return false;
 }
 
-int build_kernel(struct run *r, struct variant *v, struct buf *why)
+enum fault build_kernel(struct run *r, struct variant *v, struct buf *why)
 {
 	struct buf log_path = BUF_INIT, jobs = BUF_INIT, cc_dir = BUF_INIT, env_cc = BUF_INIT;
 	struct sandbox sb = { .tree = v->tree, .out = v->out, .flags = SB_DROP };
@@ -165,7 +165,8 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 			       "KBUILD_BUILD_HOST=runner", INCBIN_UNCACHED, "bzImage", NULL };
 	const char *env[] = { NULL, "CCACHE_NOHASHDIR=1", "CCACHE_COMPILERCHECK=content",
 			      "CCACHE_TEMPDIR=/tmp", "CCACHE_DEPEND=1", NULL, NULL };
-	int rc, ret = -1;
+	enum fault ret = FAULT_INFRA;
+	int rc;
 
 	buf_addf(&log_path, "%s/%s-build.log", v->logs, v->name);
 	/* [runner] parallel jobs share the CPUs (claim.c) */
@@ -201,9 +202,13 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 	if (joblog_child(r, &ch))
 		goto out;
 	if (rc) {
-		if (ch.timed_out) {
+		if (ch.timed_out && v->npatches) {
 			buf_addf(why, "the build took longer than %d s", ch.timeout);
-			ret = 1;
+			ret = FAULT_PATCH;
+		} else if (ch.timed_out) {
+			/* the base builds: a slow machine, not a broken tree */
+			buf_addf(&r->infra, "the build of the unpatched base took longer than %d s",
+				 ch.timeout);
 		} else if (!ch.cancelled) {
 			buf_addstr(&r->infra, "could not run make");
 		}
@@ -215,7 +220,7 @@ int build_kernel(struct run *r, struct variant *v, struct buf *why)
 	}
 	log_info("runner: %s: built in %.1f s (make %s)", v->name, ch.seconds, jobs.ptr);
 	v->build_seconds = ch.seconds;
-	ret = 0;
+	ret = FAULT_NONE;
 out:
 	sandbox_cmd_release(&cmd);
 	buf_release(&log_path);

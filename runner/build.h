@@ -8,10 +8,16 @@
 
 #include <stdbool.h>
 #include "buf.h"
+#include "fault.h"
 #include "run.h"
 
-/* make bzImage; 1 = compile failed (first errors in *why), -1 infra. */
-int build_kernel(struct run *r, struct variant *v, struct buf *why);
+/*
+ * make bzImage.  FAULT_NONE: built.  FAULT_PATCH: the tree does not build
+ * (the first errors in *why) or a patched build took too long; for the
+ * unpatched base the caller makes that ours.  FAULT_INFRA: r->infra says
+ * why (make did not run, a full disk, a base build that took too long).
+ */
+enum fault build_kernel(struct run *r, struct variant *v, struct buf *why);
 /* Pure: the first compiler error lines of a build log. */
 void build_first_errors(const char *log, struct buf *out, int max_lines);
 /* UTS_VERSION of the kernel last linked in v->out ("#2 bugbridge"); -1: none. */

@@ -125,10 +125,12 @@ static int sandboxed_make(struct run *r, struct variant *v, const char *const *a
 	ch.log_path = log_path;
 	ch.timeout = 600;
 	ret = stage_child(r, &ch);
-	if (joblog_child(r, &ch))
+	if (joblog_child(r, &ch)) {
 		ret = -1;
-	else if (!ret && ch.exit_code)
-		ret = 1;
+	} else if (!ret && ch.exit_code) {
+		buf_addf(&r->infra, "configuring the kernel failed (see %s)", log_path);
+		ret = -1;
+	}
 	sandbox_cmd_release(&cmd);
 	return ret;
 }
@@ -176,40 +178,43 @@ static int stage_fragments(struct run *r, struct variant *v, struct buf *all, ch
 	return 0;
 }
 
-/* 0 when every fragment option is in out/.config; 1 with them in why. */
-static int check(struct run *r, struct variant *v, const char *frags, struct buf *why)
+/* 0 when every fragment option is in out/.config; else -1 (our fault, saying which). */
+static int check(struct run *r, struct variant *v, const char *frags)
 {
-	struct buf path = BUF_INIT, config = BUF_INIT;
+	struct buf path = BUF_INIT, config = BUF_INIT, missing = BUF_INIT;
 	int ret = -1;
 
 	buf_addf(&path, "%s/.config", v->out);
 	if (buf_read_file(&config, path.ptr))
 		buf_addf(&r->infra, "cannot read '%s'", path.ptr);
+	else if (kconf_missing(frags, config.ptr, &missing))
+		stage_blame(r, FAULT_OURS, "config options did not stick: %s", missing.ptr);
 	else
-		ret = kconf_missing(frags, config.ptr, why) ? 1 : 0;
+		ret = 0;
 	buf_release(&path);
 	buf_release(&config);
+	buf_release(&missing);
 	return ret;
 }
 
-int kconfig_check(struct run *r, struct variant *v, struct buf *why)
+int kconfig_check(struct run *r, struct variant *v)
 {
 	struct buf frags = BUF_INIT;
 	char **names = NULL;
 	int nnames = 0, ret = -1;
 
 	if (!stage_fragments(r, v, &frags, &names, &nnames))
-		ret = check(r, v, frags.ptr, why);
+		ret = check(r, v, frags.ptr);
 	strv_free(names, nnames);
 	buf_release(&frags);
 	return ret;
 }
 
-int kconfig_configure(struct run *r, struct variant *v, struct buf *why)
+int kconfig_configure(struct run *r, struct variant *v)
 {
 	struct buf log_path = BUF_INIT, frags = BUF_INIT;
 	char **names = NULL;
-	int nnames = 0, ret = -1, rc;
+	int nnames = 0, ret = -1;
 	const char *tiny[] = { "make", "O=out", "ARCH=x86_64", "tinyconfig", NULL };
 	const char *olddef[] = { "make", "O=out", "ARCH=x86_64", "olddefconfig", NULL };
 	/* merge_config.sh makes its temporary files in the current directory */
@@ -221,16 +226,14 @@ int kconfig_configure(struct run *r, struct variant *v, struct buf *why)
 		goto out;
 	for (int i = 0; i < nnames && i < 3; i++)
 		merge[6 + i] = names[i];
-	if ((rc = sandboxed_make(r, v, tiny, false, log_path.ptr)) ||
-	    (rc = sandboxed_make(r, v, merge, true, log_path.ptr)) ||
-	    (rc = sandboxed_make(r, v, olddef, false, log_path.ptr))) {
-		if (rc > 0)
-			buf_addf(&r->infra, "configuring the kernel failed (see %s)", log_path.ptr);
-		else if (!r->infra.len)	/* joblog.c may have said why */
+	if (sandboxed_make(r, v, tiny, false, log_path.ptr) ||
+	    sandboxed_make(r, v, merge, true, log_path.ptr) ||
+	    sandboxed_make(r, v, olddef, false, log_path.ptr)) {
+		if (!r->infra.len)	/* joblog.c may have said why */
 			buf_addstr(&r->infra, "configuring the kernel was interrupted");
 		goto out;
 	}
-	ret = check(r, v, frags.ptr, why);
+	ret = check(r, v, frags.ptr);
 out:
 	strv_free(names, nnames);
 	buf_release(&log_path);

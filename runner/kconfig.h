@@ -8,10 +8,15 @@
 #include "buf.h"
 #include "run.h"
 
-/* tinyconfig + fragments + olddefconfig; 1 with the missing options in *why. */
-int kconfig_configure(struct run *r, struct variant *v, struct buf *why);
+/*
+ * tinyconfig + fragments + olddefconfig, then the check that every option
+ * the fragments ask for is set.  -1 with r->infra saying why: options that
+ * did not stick are our fault (stage_blame, FAULT_OURS), the rest the
+ * infrastructure's.
+ */
+int kconfig_configure(struct run *r, struct variant *v);
 /* Only the check, on a seeded out/.config (no Kconfig file changed). */
-int kconfig_check(struct run *r, struct variant *v, struct buf *why);
+int kconfig_check(struct run *r, struct variant *v);
 /* Pure: options in fragment text that config text does not have; names in *missing. */
 int kconf_missing(const char *fragment, const char *config, struct buf *missing);
 

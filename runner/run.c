@@ -24,12 +24,14 @@
  * are removed after the report, and the next job's tree made then
  * (tree_refill_spare), so neither delays a verdict.
  *
- * Who is to blame decides the verdict: a patch that does not apply, does
- * not build, panics or hangs the guest gets apply-failed, build-failed,
- * panic, boot-timeout; anything that is our fault (a missing tool, a config
- * option that did not stick, QEMU that would not start, a base that does
- * not build) is infra-error, which the job queue retries and never reports
- * as the patch's.
+ * Who is to blame decides the verdict (lib/fault.h): a patch that does not
+ * apply, does not build, panics or hangs the guest gets apply-failed,
+ * build-failed, panic, boot-timeout (FAULT_PATCH, stage_fail); anything
+ * else is infra-error, never reported as the patch's: the infrastructure's
+ * (a tool that would not run, a full disk, QEMU that would not start: the
+ * job queue retries it) or ours (the harness that does not apply, a config
+ * option that did not stick, a base that does not build, the scenario
+ * file: stage_blame with FAULT_OURS, not retried).
  */
 #include "run.h"
 #include "stage.h"
@@ -143,7 +145,7 @@ static int prepare(struct run *r)
 	buf_addf(&path, "%s/suite/scenarios", r->patches_dir);
 	r->scenario = xcalloc(1, sizeof(*r->scenario));
 	if (scenario_load(path.ptr, r->scenario, &err)) {
-		buf_addstr(&r->infra, err.ptr);
+		stage_blame(r, FAULT_OURS, "%s", err.ptr);
 		goto out;
 	}
 	make_keys(r);
@@ -160,28 +162,29 @@ static int do_apply(struct run *r, struct variant *v)
 {
 	struct buf why = BUF_INIT;
 	char **cand = NULL, **harness = NULL;
-	int ncand = 0, nharness = 0, rc, ret = -1;
+	int ncand = 0, nharness = 0, ret = -1;
+	enum fault f;
 
 	stage_begin(r, v, "apply");
 	if (tree_make(r, v))
 		goto out;
-	rc = apply_series(r, v, r->patches, v->npatches, "apply", &why, &cand, &ncand);
-	if (rc > 0) {
+	f = apply_series(r, v, r->patches, v->npatches, "apply", &why, &cand, &ncand);
+	if (f == FAULT_PATCH) {
 		stage_fail(v, "apply-failed", why.ptr);
 		goto out;
 	}
-	if (rc < 0) {
+	if (f) {
 		if (!r->infra.len)	/* else joblog.c said why */
 			buf_addstr(&r->infra, "could not run patch");
 		goto out;
 	}
-	rc = apply_series(r, v, r->harness, r->nharness, "harness", &why, &harness, &nharness);
-	if (rc < 0 && r->infra.len)
+	f = apply_series(r, v, r->harness, r->nharness, "harness", &why, &harness, &nharness);
+	if (f == FAULT_INFRA && r->infra.len)
 		goto out;
-	if (rc) {
+	if (f) {
 		/* The harness is ours; a candidate that conflicts with it is not its fault. */
-		buf_addf(&r->infra, "the test harness does not apply on top of this tree: %s",
-			 why.ptr);
+		stage_blame(r, FAULT_OURS, "the test harness does not apply on top of this tree: %s",
+			    why.ptr);
 		goto out;
 	}
 	tree_settle_harness(r, v, harness, nharness, cand, ncand);
@@ -205,7 +208,8 @@ out:
 static int do_build(struct run *r, struct variant *v)
 {
 	struct buf why = BUF_INIT;
-	int rc, ret = -1;
+	int ret = -1;
+	enum fault f;
 
 	stage_begin(r, v, "configure");
 	/*
@@ -213,15 +217,8 @@ static int do_build(struct run *r, struct variant *v)
 	 * files; unless the patch changed a Kconfig file, it is still right.
 	 * (A gcov variant seeded from the plain seed needs the gcov fragment.)
 	 */
-	if (v->seed_exact && !v->kconfig_touched)
-		rc = kconfig_check(r, v, &why);
-	else
-		rc = kconfig_configure(r, v, &why);
-	if (rc) {
-		if (rc > 0)
-			buf_addf(&r->infra, "config options did not stick: %s", why.ptr);
+	if (v->seed_exact && !v->kconfig_touched ? kconfig_check(r, v) : kconfig_configure(r, v))
 		goto out;
-	}
 	stage_begin(r, v, "build");
 	if (v->no_seed.len) {
 		struct buf note = BUF_INIT;
@@ -230,13 +227,13 @@ static int do_build(struct run *r, struct variant *v)
 		stage_note(r, note.ptr);
 		buf_release(&note);
 	}
-	rc = build_kernel(r, v, &why);
-	if (rc > 0 && !v->npatches)
+	f = build_kernel(r, v, &why);
+	if (f == FAULT_PATCH && !v->npatches)
 		/* The unpatched base must build: if it does not, the fault is ours. */
-		buf_addf(&r->infra, "the unpatched base does not build: %s", why.ptr);
-	else if (rc > 0)
+		stage_blame(r, FAULT_OURS, "the unpatched base does not build: %s", why.ptr);
+	else if (f == FAULT_PATCH)
 		stage_fail(v, "build-failed", why.ptr);
-	if (rc)
+	if (f)
 		goto out;
 	if (!v->npatches)
 		tree_save_seed(r, v);
@@ -284,7 +281,8 @@ static int build_base(struct run *r, struct variant *v)
 	if (do_apply(r, v) || v->verdict || stage_interrupted(r) || tree_seed(r, v) ||
 	    do_build(r, v) || v->verdict) {
 		if (!r->infra.len && !r->cancel)
-			buf_addf(&r->infra, "the build of the base failed: %s", v->detail.ptr);
+			stage_blame(r, FAULT_OURS, "the build of the base failed: %s",
+				    v->detail.ptr);
 		return -1;
 	}
 	return 0;
@@ -319,9 +317,11 @@ static int report(struct run *r, struct variant *patched, struct variant *base)
 
 	if (r->infra.len) {
 		out.verdict = "infra-error";
+		out.fault = r->fault == FAULT_OURS ? FAULT_OURS : FAULT_INFRA;
 		buf_addstr(&detail, r->infra.ptr);
 	} else {
 		out.verdict = patched->verdict;
+		out.fault = patched->fault;
 		buf_addstr(&detail, patched->detail.ptr);
 		if (base && base->verdict) {
 			out.change = verdict_compare(patched->tests, patched->ntests, base->tests,

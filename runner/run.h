@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include "buf.h"
 #include "db.h"
+#include "fault.h"
 #include "job.h"
 
 struct run;
@@ -50,6 +51,7 @@ struct variant {
 	int build_objects;		/* objects it compiled (progress.c) */
 	/* outcome */
 	const char *verdict;		/* NULL: still going */
+	enum fault fault;		/* whose: set with the verdict (stage_fail) */
 	struct buf detail;
 	struct buf console;		/* full-suite console */
 	struct ktap_result *ktap;
@@ -99,6 +101,7 @@ struct run {
 	sqlite3_int64 stage_id;
 	const char *stage_variant;
 	struct buf infra;		/* infra-error reason, if any */
+	enum fault fault;		/* whose: FAULT_OURS, else the infrastructure's */
 	bool log_failed;		/* joblog.c said so in infra already */
 	struct build_progress *progress;	/* a build is running: stage_tick reads it */
 };

@@ -23,6 +23,7 @@
 #include "config.h"
 #include "log.h"
 
+#include <stdarg.h>
 #include <sys/time.h>
 
 static double now_real(void)
@@ -111,8 +112,21 @@ int stage_end(struct run *r, const char *status, const char *detail)
 
 void stage_fail(struct variant *v, const char *verdict, const char *detail)
 {
+	/* without a candidate patch the base kernel's own behaviour is no one's fault */
+	v->fault = v->npatches ? FAULT_PATCH : FAULT_NONE;
 	v->verdict = verdict;
 	buf_reset(&v->detail);
 	buf_addstr(&v->detail, detail);
 	stage_end(v->run, "failed", verdict);
+}
+
+void stage_blame(struct run *r, enum fault f, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->infra.len)
+		r->fault = f;
+	va_start(ap, fmt);
+	buf_vaddf(&r->infra, fmt, ap);
+	va_end(ap);
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include "buf.h"
 #include "child.h"
+#include "fault.h"
 #include "run.h"
 
 /* ---- stage.c ---- */
@@ -34,8 +35,18 @@ int stage_begin(struct run *r, struct variant *v, const char *stage);
 int stage_note(struct run *r, const char *detail);
 /* End the current stage (if any): status "ok" or "failed", detail may be NULL. */
 int stage_end(struct run *r, const char *status, const char *detail);
-/* End the variant with a verdict of the patch's making (and its stage, failed). */
+/*
+ * End the variant with a verdict of the patch's making (and its stage,
+ * failed): v->fault is FAULT_PATCH (FAULT_NONE for the base's own run).
+ */
 void stage_fail(struct variant *v, const char *verdict, const char *detail);
+/*
+ * No verdict of the patch's: the reason appended to r->infra (the job ends
+ * in infra-error), whose fault it is in r->fault unless a reason is there
+ * already.  A reason written into r->infra directly is the infrastructure's.
+ */
+void stage_blame(struct run *r, enum fault f, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* ---- progress.c ---- */
 struct build_progress {

@@ -8,13 +8,14 @@ runner_require
 seed=$(ls "$BB_SHARED"/seeds/001-*.patch 2>/dev/null | head -1)
 [ -n "$seed" ] || skip_all "no seed patch in $BB_SHARED/seeds"
 
-plan 8
+plan 9
 runner_setup </dev/null
 
 id=$(bb job add --bug 9370 --patch "$seed" 2>/dev/null)
 run_once runner.log
 is "runner --once exits 0" "$?" "0"
 is "the verdict is apply-failed" "$(job_field $id verdict)" "apply-failed"
+is "the patch's fault, after one run" "$(job_field $id "fault || ' ' || attempts")" "patch 1"
 detail=$(job_field $id verdict_detail)
 like "the detail names the patch by its own name" "$detail" "patch 1/1 '001-patch-scsi-revert-[^']*\.patch' does not apply"
 like "the detail names a rejected hunk" "$detail" "hunk #[0-9]+ FAILED|can't find file|does not exist"

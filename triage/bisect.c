@@ -330,7 +330,7 @@ int bisect_job_done(struct db *db, const struct job_record *j)
 			goto out;
 		}
 		ret = starts_bisection(&root) ? advance(db, &root) : 0;
-	} else if (!strcmp(j->kind, "bisect") && strcmp(job_str(j->verdict), "infra-error")) {
+	} else if (!strcmp(j->kind, "bisect") && !fault_no_result(j->fault)) {
 		ret = nothing_to_bisect(db, j);
 	} else {
 		ret = 0;

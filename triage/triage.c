@@ -51,7 +51,7 @@ static void job_fact(const struct job_record *j, struct triage_fact *f)
 	memset(f, 0, sizeof(*f));
 	f->has_patch = j->candidate_id != 0;
 	f->is_retest = !strcmp(j->kind, "retest");
-	if (!strcmp(verdict, "infra-error") || (!f->has_patch && !ran_suite(verdict))) {
+	if (fault_no_result(j->fault) || (!f->has_patch && !ran_suite(verdict))) {
 		f->infra = true;
 		return;
 	}

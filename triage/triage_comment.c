@@ -395,7 +395,7 @@ int triage_comment(const struct job_record *rec, struct buf *out)
 	struct buf body = BUF_INIT;
 
 	buf_reset(out);
-	if (!strcmp(job_str(rec->verdict), "infra-error") || !job_str(rec->verdict)[0] ||
+	if (fault_no_result(rec->fault) || !job_str(rec->verdict)[0] ||
 	    !strcmp(rec->kind, "bisect-step"))
 		return 1;
 	cm_job_init(&j, rec);

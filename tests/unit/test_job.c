@@ -1,7 +1,7 @@
 /*
  * Unit tests for lib/job: claims are exclusive across connections, leases
  * expire back to the queue, a runner that lost its lease cannot write, and
- * infra-errors retry up to the limit.  Two real connections on one file.
+ * infra-errors retry up to the limit, our own faults and the patch's not.  Two real connections on one file.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -147,7 +147,8 @@ static void test_lost_lease_is_reclaimed(void **state)
 
 static void test_infra_error_retries_then_sticks(void **state)
 {
-	struct job_outcome out = { .verdict = "infra-error", .detail = "qemu did not start" };
+	struct job_outcome out = { .verdict = "infra-error", .fault = FAULT_INFRA,
+				   .detail = "qemu did not start" };
 	sqlite3_int64 id = enqueue();
 
 	(void)state;
@@ -161,6 +162,29 @@ static void test_infra_error_retries_then_sticks(void **state)
 	assert_int_equal(query_int(&a, "SELECT state = 'done' AND verdict = 'infra-error'"
 				   " FROM jobs WHERE id = ?", id), 1);
 	assert_int_equal(query_int(&a, "SELECT attempts FROM jobs WHERE id = ?", id), 3);
+	assert_int_equal(query_int(&a, "SELECT fault = 'infra' FROM jobs WHERE id = ?", id), 1);
+}
+
+/* Our own fault (a harness that does not apply) would fail the same way: no retry. */
+static void test_our_fault_is_not_retried(void **state)
+{
+	struct job_outcome out = { .verdict = "infra-error", .fault = FAULT_OURS,
+				   .detail = "the test harness does not apply on top of this tree" };
+	struct job_outcome patch = { .verdict = "build-failed", .fault = FAULT_PATCH };
+	struct job j = JOB_INIT;
+	sqlite3_int64 id = enqueue(), other = enqueue();
+
+	(void)state;
+	assert_int_equal(job_claim_id(&a, id, "r", 60, 3, &j), 1);
+	assert_int_equal(job_finish(&j, &a, &out, 3), 0);
+	job_release(&j);
+	assert_int_equal(query_int(&a, "SELECT state = 'done' AND verdict = 'infra-error'"
+				   " AND fault = 'ours' AND attempts = 1 FROM jobs WHERE id = ?", id), 1);
+	assert_int_equal(job_claim_id(&a, other, "r", 60, 3, &j), 1);
+	assert_int_equal(job_finish(&j, &a, &patch, 3), 0);
+	job_release(&j);
+	assert_int_equal(query_int(&a, "SELECT state = 'done' AND fault = 'patch' AND attempts = 1"
+				   " FROM jobs WHERE id = ?", other), 1);
 }
 
 static void test_cancel(void **state)
@@ -224,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_alternating_claims_never_share),
 		cmocka_unit_test(test_lost_lease_is_reclaimed),
 		cmocka_unit_test(test_infra_error_retries_then_sticks),
+		cmocka_unit_test(test_our_fault_is_not_retried),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_stages_and_results),
 	};

@@ -317,13 +317,18 @@ static void test_infra_error_blames_nobody(void **state)
 	(void)state;
 	use_config("[triage]\nmirror = whiteboard\n");
 	open_db(&db);
+	/* 7 and 8 as written before the fault column (the verdict says it), 9 ours */
 	exec(&db, "INSERT INTO jobs (id, bug_id, candidate_id, state, verdict, verdict_detail)"
 		  " VALUES (7, 9370, 1, 'done', 'infra-error', 'qemu: cannot allocate memory'),"
-		  " (8, 5555, 1, 'done', 'infra-error', 'qemu: cannot allocate memory')");
+		  " (8, 5555, 1, 'done', 'infra-error', 'qemu: cannot allocate memory');"
+		  "INSERT INTO jobs (id, bug_id, candidate_id, state, verdict, fault, verdict_detail)"
+		  " VALUES (9, 9370, 1, 'done', 'infra-error', 'ours',"
+		  " 'the test harness does not apply on top of this tree')");
 	assert_int_equal(triage_run(&db, &no_stop), 0);
 	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox"), 0);
 	assert_int_equal(count(&db, "SELECT reported FROM jobs WHERE id = 8"), 1);
 	assert_int_equal(count(&db, "SELECT reported FROM jobs WHERE id = 7"), 1);
+	assert_int_equal(count(&db, "SELECT reported FROM jobs WHERE id = 9"), 1);
 	s = text(&db, "SELECT triage_state FROM bugs WHERE id = 9370");
 	assert_string_equal(s, "new");
 	free(s);
