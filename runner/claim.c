@@ -67,13 +67,13 @@ static int runner_loop(struct db *db, const struct runner_opts *opts,
 		int rc = opts->job_id ? job_claim_id(db, opts->job_id, name.ptr, lease, max, &job)
 				      : job_claim_next(db, name.ptr, lease, max, &job);
 		if (rc < 0) {
-			ret = 1;
+			ret = -1;
 			break;
 		}
 		if (rc == 0) {
 			if (opts->job_id) {
 				error("runner: job %lld is not queued", (long long)opts->job_id);
-				ret = 1;
+				ret = -1;
 				break;
 			}
 			if (opts->once) {
@@ -105,7 +105,7 @@ static void worker(const char *path, const struct runner_opts *opts,
 {
 	struct db db = { 0 };
 	struct buf err = BUF_INIT;
-	int ret = 1;
+	int ret = -1;
 
 	if (db_open(&db, path, &err)) {
 		error("runner: cannot open '%s': %s", path, err.ptr);
@@ -115,7 +115,7 @@ static void worker(const char *path, const struct runner_opts *opts,
 	}
 	buf_release(&err);
 	log_close();
-	_exit(ret);
+	_exit(ret ? 1 : 0);
 }
 
 static int fleet(struct db *db, const struct runner_opts *opts,
@@ -132,7 +132,7 @@ static int fleet(struct db *db, const struct runner_opts *opts,
 			worker(db->path, opts, stop);
 		if (pids[i] < 0) {
 			error("runner: cannot fork a worker: %s", strerror(errno));
-			ret = 1;
+			ret = -1;
 			break;
 		}
 		alive++;
@@ -144,7 +144,7 @@ static int fleet(struct db *db, const struct runner_opts *opts,
 		if (pid > 0) {
 			alive--;
 			if (!WIFEXITED(status) || WEXITSTATUS(status))
-				ret = 1;
+				ret = -1;
 		}
 		if (*stop && !passed_on) {
 			for (int i = 0; i < n; i++)

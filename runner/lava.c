@@ -297,15 +297,22 @@ out:
 	return ret;
 }
 
+enum submitted {
+	SUBMIT_TAKEN,		/* l->id set */
+	SUBMIT_AGAIN,		/* not now: wait and try again (err says why) */
+	SUBMIT_REFUSED,		/* for good (l->r->infra says why) */
+};
+
 /*
- * One try at handing LAVA the job: 0 taken (l->id set), 1 not (wait and try
- * again), -1 refused for good (l->r->infra says why).  *maybe_taken: an
- * earlier POST may have reached LAVA though its answer did not reach us.
+ * One try at handing LAVA the job.  *maybe_taken: an earlier POST may have
+ * reached LAVA though its answer did not reach us.
  */
-static int submit_once(struct lava *l, json_object *o, bool *maybe_taken, struct buf *err)
+static enum submitted submit_once(struct lava *l, json_object *o, bool *maybe_taken,
+				  struct buf *err)
 {
 	struct httpc_response resp = HTTPC_RESPONSE_INIT;
-	int rc, ret = 1;
+	enum submitted ret = SUBMIT_AGAIN;
+	int rc;
 
 	if (*maybe_taken) {
 		long long found = find_submitted(l);
@@ -314,22 +321,22 @@ static int submit_once(struct lava *l, json_object *o, bool *maybe_taken, struct
 			log_info("runner: job %lld: LAVA had taken the job (LAVA job %lld) though"
 				 " its answer was lost", (long long)l->r->job->id, found);
 			l->id = found;
-			return 0;
+			return SUBMIT_TAKEN;
 		}
 		if (found < 0) {
 			buf_reset(err);
 			buf_addstr(err, "cannot ask LAVA whether it has the job");
-			return 1;	/* posting now could make a second job */
+			return SUBMIT_AGAIN;	/* posting now could make a second job */
 		}
 	}
 	rc = call(l, "POST", "jobs/", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 		  &resp, err);
 	if (!rc && resp.status / 100 == 2 && (l->id = first_job_id(resp.body.ptr)) > 0) {
-		ret = 0;
+		ret = SUBMIT_TAKEN;
 	} else if (!rc && refused(&resp)) {
 		buf_addf(&l->r->infra, "LAVA refused the job (HTTP %ld): %.300s",
 			 resp.status, resp.body.ptr);
-		ret = -1;
+		ret = SUBMIT_REFUSED;
 	} else {
 		*maybe_taken = *maybe_taken || rc || resp.status >= 500;
 		if (!rc) {
@@ -341,7 +348,7 @@ static int submit_once(struct lava *l, json_object *o, bool *maybe_taken, struct
 	return ret;
 }
 
-/* POST the definition until LAVA takes it; 1 when interrupted. */
+/* POST the definition until LAVA takes it; -1 refused, or interrupted (r->cancel). */
 static int submit(struct lava *l, const char *definition)
 {
 	json_object *o = json_object_new_object();
@@ -353,11 +360,11 @@ static int submit(struct lava *l, const char *definition)
 
 	json_object_object_add(o, "definition", json_object_new_string(definition));
 	for (;;) {
-		int rc = submit_once(l, o, &maybe_taken, &err);
+		enum submitted rc = submit_once(l, o, &maybe_taken, &err);
 
-		if (rc < 0)
+		if (rc == SUBMIT_REFUSED)
 			goto out;
-		if (!rc)
+		if (rc == SUBMIT_TAKEN)
 			break;
 		if (!said)
 			log_warn("runner: job %lld: LAVA does not take the job (%s); waiting",
@@ -368,10 +375,8 @@ static int submit(struct lava *l, const char *definition)
 				 err.ptr);
 			goto out;
 		}
-		if (!nap(l->r, cfg_int("lava.poll_interval"))) {
-			ret = 1;
+		if (!nap(l->r, cfg_int("lava.poll_interval")))
 			goto out;
-		}
 	}
 	buf_addf(&url, "%s/scheduler/job/%lld", l->base.ptr, l->id);
 	row_submitted(l, url.ptr);
@@ -446,7 +451,7 @@ static void cancel(struct lava *l)
 	buf_release(&path);
 }
 
-/* Until the LAVA job is Finished: 0; 1 cancelled by us; -1 infra (r->infra). */
+/* Until the LAVA job is Finished: 0; -1 infra (r->infra), or cancelled by us (r->cancel). */
 static int follow(struct lava *l)
 {
 	double submitted = now_real(), running = 0;
@@ -470,7 +475,7 @@ static int follow(struct lava *l)
 		}
 		if (!nap(l->r, cfg_int("lava.poll_interval"))) {
 			cancel(l);
-			return 1;
+			return -1;
 		}
 	}
 }
@@ -613,7 +618,9 @@ int lava_boot(struct run *r, struct variant *v, struct boot *b, struct buf *cons
 	rc = submit(&l, def.ptr);
 	if (!rc)
 		rc = follow(&l);
-	if (rc > 0 || (!rc && fetch_log(&l, &log) && r->cancel))
+	if (!rc)
+		rc = fetch_log(&l, &log);
+	if (rc && r->cancel)
 		b->cancelled = true;
 	if (rc || b->cancelled) {
 		row_outcome(&l, b->cancelled ? "cancelled" : "infra-error");

@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret;
 	install_signals();
-	ret = runner_main(&db, &ropts, &stop);
+	ret = runner_main(&db, &ropts, &stop) ? 1 : 0;
 	db_close(&db);
 	log_close();
 	return ret;

@@ -42,7 +42,7 @@ static void not_measured(struct reach *acc, const char *file, const char *why)
 	buf_addf(&acc->not_measured, "%s%s (%s)", acc->not_measured.len ? ", " : "", file, why);
 }
 
-/* `diff -U0 base/file tree/file` into *out; 1 when they differ, 0 same, -1 error. */
+/* `diff -U0 base/file tree/file` into *out (empty: the same); -1 when diff failed. */
 static int diff_file(struct run *r, struct variant *v, const char *file, struct buf *out)
 {
 	struct buf a = BUF_INIT, b = BUF_INIT;
@@ -58,7 +58,7 @@ static int diff_file(struct run *r, struct variant *v, const char *file, struct 
 	ch.capture = out;
 	ch.timeout = 60;
 	if (!stage_child(r, &ch) && (ch.exit_code == 0 || ch.exit_code == 1))
-		ret = ch.exit_code;
+		ret = 0;
 	buf_release(&a);
 	buf_release(&b);
 	return ret;
@@ -93,7 +93,7 @@ static void measure_file(struct run *r, struct variant *v, const char *file, str
 	const char *base = strrchr(file, '/') + 1;
 	int ncl = 0;
 
-	if (diff_file(r, v, file, &diff) != 1)
+	if (diff_file(r, v, file, &diff) || !diff.len)
 		goto out;
 	buf_addf(&gcno, "%s/drivers/scsi/%.*s.gcno", v->out, (int)strlen(base) - 2, base);
 	buf_addf(&gcda, "%s/drivers/scsi/%.*s.gcda", v->out, (int)strlen(base) - 2, base);

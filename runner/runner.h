@@ -56,7 +56,7 @@ struct runner_opts {
 	bool warm;		/* build the seed ahead of any job, then exit */
 };
 
-/* 0: the runner did its work; 1: it could not (logged). */
+/* 0: the runner did its work; -1: it could not (logged). */
 int runner_main(struct db *db, const struct runner_opts *opts,
 		const volatile sig_atomic_t *stop);
 

@@ -123,7 +123,7 @@ int run_warm(struct db *db, const volatile sig_atomic_t *stop)
 	int ret;
 
 	job.base = (char *)cfg_str("runner.base");
-	ret = run_begin(&r) || warm(&r) ? 1 : 0;
+	ret = run_begin(&r) || warm(&r) ? -1 : 0;
 	if (ret)
 		fprintf(stderr, "bugbridge-runner: --warm failed: %s\n",
 			r.infra.len ? r.infra.ptr : "interrupted");
