@@ -218,3 +218,20 @@ bool buf_starts_with(const struct buf *b, const char *prefix)
 {
 	return !strncmp(b->ptr, prefix, strlen(prefix));
 }
+
+bool str_list_has(const char *list, char sep, const char *item, size_t len)
+{
+	const char *p = list;
+
+	while (*p) {
+		const char *end = strchr(p, sep);
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (n == len && !strncmp(p, item, len))
+			return true;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	return false;
+}

@@ -55,5 +55,7 @@ int buf_write_fd(const struct buf *b, int fd);
 int write_in_full(int fd, const void *data, size_t len);
 
 bool buf_starts_with(const struct buf *b, const char *prefix);
+/* Is item[0..len) one of the sep-separated parts of list, exactly? ("a|b", '|') */
+bool str_list_has(const char *list, char sep, const char *item, size_t len);
 
 #endif

@@ -62,23 +62,6 @@ static bool known_section(const char *section)
 	return false;
 }
 
-static bool enum_has(const char *choices, const char *value)
-{
-	size_t n = strlen(value);
-	const char *p = choices;
-
-	while (*p) {
-		const char *bar = strchr(p, '|');
-		size_t len = bar ? (size_t)(bar - p) : strlen(p);
-		if (len == n && !strncmp(p, value, n))
-			return true;
-		if (!bar)
-			break;
-		p = bar + 1;
-	}
-	return false;
-}
-
 static bool parse_bool(const char *v, bool *out)
 {
 	if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1"))
@@ -122,7 +105,7 @@ static int check_value(int idx, const char *value, struct buf *err)
 		}
 		break;
 	case CONF_ENUM:
-		if (!enum_has(k->choices, value)) {
+		if (!str_list_has(k->choices, '|', value, strlen(value))) {
 			buf_addf(err, "[%s] %s: '%s' is not one of %s",
 				 k->section, k->name, value, k->choices);
 			return -1;

@@ -108,12 +108,13 @@ static double now_real(void)
 	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-int job_expire_leases(struct db *db, long now, int max_attempts)
+/* One of the expiry statements; what it did is logged as "N job(s) <what>". */
+static int expire(struct db *db, const char *sql, long now, int max_attempts,
+		  const char *what)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = db_stmt(db, sql);
 	int n;
 
-	st = db_stmt(db, sql_job_requeue_expired);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, now);
@@ -122,17 +123,17 @@ int job_expire_leases(struct db *db, long now, int max_attempts)
 		return -1;
 	n = sqlite3_changes(db->h);
 	if (n)
-		log_warn("job: %d job(s) lost their runner's lease, queued again", n);
-	st = db_stmt(db, sql_job_fail_expired);
-	if (!st)
+		log_warn("job: %d job(s) %s", n, what);
+	return 0;
+}
+
+int job_expire_leases(struct db *db, long now, int max_attempts)
+{
+	if (expire(db, sql_job_requeue_expired, now, max_attempts,
+		   "lost their runner's lease, queued again") ||
+	    expire(db, sql_job_fail_expired, now, max_attempts,
+		   "lost their runner too often: infra-error"))
 		return -1;
-	sqlite3_bind_int64(st, 1, now);
-	sqlite3_bind_int(st, 2, max_attempts);
-	if (db_step_done(db, st))
-		return -1;
-	n = sqlite3_changes(db->h);
-	if (n)
-		log_warn("job: %d job(s) lost their runner too often: infra-error", n);
 	return 0;
 }
 

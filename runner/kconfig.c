@@ -31,23 +31,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Does config hold exactly this line? */
-static bool has_line(const char *config, const char *line, size_t len)
-{
-	const char *p = config;
-
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t l = nl ? (size_t)(nl - p) : strlen(p);
-		if (l == len && !strncmp(p, line, len))
-			return true;
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	return false;
-}
-
 /* "CONFIG_X=" set to anything in config? The value into val. */
 static bool find_value(const char *config, const char *name, size_t nlen, struct buf *val)
 {
@@ -82,7 +65,7 @@ int kconf_missing(const char *fragment, const char *config, struct buf *missing)
 		buf_reset(&have);
 		if (!strncmp(p, "CONFIG_", 7) && eq) {
 			buf_add(&name, p, eq - p);
-			if (!has_line(config, p, len)) {
+			if (!str_list_has(config, '\n', p, len)) {
 				bool set = find_value(config, name.ptr, name.len, &have);
 				buf_addf(missing, "%s%.*s (%s%s)", count ? ", " : "", (int)len, p,
 					 set ? "have " : "not set", set ? have.ptr : "");

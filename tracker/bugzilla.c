@@ -399,12 +399,8 @@ int bz_bug_get(struct bz *bz, long id, struct bz_bug_list *out)
 	int ret = -1;
 
 	buf_addf(&path, "/rest/bug/%ld", id);
-	if (!call(bz, "GET", path.ptr, NULL, NULL, &body)) {
-		if (bz_parse_bugs(body.ptr, out, &err))
-			bad_answer(bz, "GET", path.ptr, &err);
-		else
-			ret = 0;
-	}
+	if (!call(bz, "GET", path.ptr, NULL, NULL, &body))
+		ret = parsed(bz, path.ptr, bz_parse_bugs(body.ptr, out, &err), &err);
 	buf_release(&path);
 	buf_release(&body);
 	buf_release(&err);
@@ -420,12 +416,8 @@ int bz_comments(struct bz *bz, long bug_id, const char *new_since,
 	buf_addf(&path, "/rest/bug/%ld/comment", bug_id);
 	if (new_since && *new_since)
 		httpc_query_add(&q, "new_since", new_since);
-	if (!call(bz, "GET", path.ptr, &q, NULL, &body)) {
-		if (bz_parse_comments(body.ptr, bug_id, out, &err))
-			bad_answer(bz, "GET", path.ptr, &err);
-		else
-			ret = 0;
-	}
+	if (!call(bz, "GET", path.ptr, &q, NULL, &body))
+		ret = parsed(bz, path.ptr, bz_parse_comments(body.ptr, bug_id, out, &err), &err);
 	buf_release(&path);
 	buf_release(&q);
 	buf_release(&body);
@@ -442,12 +434,9 @@ int bz_attachments(struct bz *bz, long bug_id, bool with_data,
 	buf_addf(&path, "/rest/bug/%ld/attachment", bug_id);
 	if (!with_data)
 		httpc_query_add(&q, "exclude_fields", "data");
-	if (!call(bz, "GET", path.ptr, &q, NULL, &body)) {
-		if (bz_parse_attachments(body.ptr, bug_id, out, &err))
-			bad_answer(bz, "GET", path.ptr, &err);
-		else
-			ret = 0;
-	}
+	if (!call(bz, "GET", path.ptr, &q, NULL, &body))
+		ret = parsed(bz, path.ptr, bz_parse_attachments(body.ptr, bug_id, out, &err),
+			     &err);
 	buf_release(&path);
 	buf_release(&q);
 	buf_release(&body);

@@ -216,6 +216,8 @@ int bz_parse_users(const char *body, struct bz_user_list *out, struct buf *err);
 int bz_parse_whoami(const char *body, struct buf *login, struct buf *err);
 int bz_parse_valid_login(const char *body, bool *yes, struct buf *err);
 int bz_parse_id(const char *body, long *id, struct buf *err);
+/* words[0..n) sorted (in place) and ", "-joined: how keywords and groups are kept. */
+char *bz_words_joined(const char **words, size_t n);
 
 
 #endif

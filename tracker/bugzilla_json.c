@@ -135,13 +135,22 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+char *bz_words_joined(const char **words, size_t n)
+{
+	struct buf joined = BUF_INIT;
+
+	qsort(words, n, sizeof(*words), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		buf_addf(&joined, "%s%s", i ? ", " : "", words[i]);
+	return buf_detach(&joined, NULL);
+}
+
 /* An array of strings (keywords, groups): ["b", "a"] -> "a, b"; absent or null -> "". */
 static int take_words(json_object *o, const char *key, char **out, const char *where,
 		      struct buf *err)
 {
 	json_object *v = NULL;
 	const char **words = NULL;
-	struct buf joined = BUF_INIT;
 	size_t n;
 	int ret = -1;
 
@@ -166,14 +175,10 @@ static int take_words(json_object *o, const char *key, char **out, const char *w
 		}
 		words[i] = json_object_get_string(w);
 	}
-	qsort(words, n, sizeof(*words), cmp_str);
-	for (size_t i = 0; i < n; i++)
-		buf_addf(&joined, "%s%s", i ? ", " : "", words[i]);
-	*out = buf_detach(&joined, NULL);
+	*out = bz_words_joined(words, n);
 	ret = 0;
 out:
 	free(words);
-	buf_release(&joined);
 	return ret;
 }
 
@@ -337,6 +342,13 @@ static void comment_free(struct bz_comment *c)
 	free(c->creator); free(c->time); free(c->text);
 }
 
+/* Drop the items past n (a parse that failed half-way). */
+static void comment_list_truncate(struct bz_comment_list *l, size_t n)
+{
+	while (l->n > n)
+		comment_free(&l->v[--l->n]);
+}
+
 void bz_comment_list_release(struct bz_comment_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -421,11 +433,8 @@ int bz_parse_comments(const char *body, long bug_id, struct bz_comment_list *out
 	}
 	ret = 0;
 out:
-	if (ret) {
-		for (size_t i = start; i < out->n; i++)
-			comment_free(&out->v[i]);
-		out->n = start;
-	}
+	if (ret)
+		comment_list_truncate(out, start);
 	json_object_put(root);
 	return ret;
 }
@@ -434,6 +443,13 @@ static void attachment_free(struct bz_attachment *a)
 {
 	free(a->file_name); free(a->summary); free(a->content_type); free(a->creator);
 	free(a->creation_time); free(a->last_change_time); free(a->data);
+}
+
+/* Drop the items past n (a parse that failed half-way). */
+static void attachment_list_truncate(struct bz_attachment_list *l, size_t n)
+{
+	while (l->n > n)
+		attachment_free(&l->v[--l->n]);
 }
 
 void bz_attachment_list_release(struct bz_attachment_list *l)
@@ -506,11 +522,8 @@ int bz_parse_attachments(const char *body, long bug_id, struct bz_attachment_lis
 	}
 	ret = 0;
 out:
-	if (ret) {
-		for (size_t i = start; i < out->n; i++)
-			attachment_free(&out->v[i]);
-		out->n = start;
-	}
+	if (ret)
+		attachment_list_truncate(out, start);
 	json_object_put(root);
 	return ret;
 }
@@ -538,11 +551,8 @@ int bz_parse_attachment_map(const char *body, struct bz_attachment_list *out,
 	}
 	ret = 0;
 out:
-	if (ret) {
-		for (size_t i = start; i < out->n; i++)
-			attachment_free(&out->v[i]);
-		out->n = start;
-	}
+	if (ret)
+		attachment_list_truncate(out, start);
 	json_object_put(root);
 	return ret;
 }

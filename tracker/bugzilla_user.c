@@ -24,17 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* [{"name": "b"}, {"name": "a"}] -> "a, b" */
 static int group_names(json_object *list, size_t user, char **out, struct buf *err)
 {
 	size_t n = json_object_array_length(list);
 	const char **names = xcalloc(n + 1, sizeof(*names));
-	struct buf joined = BUF_INIT;
 	int ret = -1;
 
 	for (size_t i = 0; i < n; i++) {
@@ -48,14 +42,10 @@ static int group_names(json_object *list, size_t user, char **out, struct buf *e
 		}
 		names[i] = json_object_get_string(name);
 	}
-	qsort(names, n, sizeof(*names), cmp_str);
-	for (size_t i = 0; i < n; i++)
-		buf_addf(&joined, "%s%s", i ? ", " : "", names[i]);
-	*out = buf_detach(&joined, NULL);
+	*out = bz_words_joined(names, n);
 	ret = 0;
 out:
 	free(names);
-	buf_release(&joined);
 	return ret;
 }
 

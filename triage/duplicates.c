@@ -48,9 +48,6 @@ struct dup_sig {
 static void link_text(struct buf *out, sqlite3_int64 bug, sqlite3_int64 other, bool is_dup,
 		      const struct dup_sig *sig, sqlite3_int64 my_job, sqlite3_int64 other_job)
 {
-	const char *fr = sig->frames;
-	int nframes = 0;
-
 	if (is_dup)
 		buf_addf(out, "bugbridge: this bug is likely a duplicate of bug %lld.\n",
 			 (long long)other);
@@ -62,17 +59,7 @@ static void link_text(struct buf *out, sqlite3_int64 bug, sqlite3_int64 other, b
 	buf_addstr(out, ": ");
 	triage_add_clean(out, sig->title, 200);
 	buf_addch(out, '\n');
-	while (*fr && nframes++ < 5) {
-		const char *nl = strchr(fr, '\n');
-		size_t len = nl ? (size_t)(nl - fr) : strlen(fr);
-		char *frame = xstrndup(fr, len);
-
-		buf_addstr(out, "      ");
-		triage_add_clean(out, frame, 120);
-		buf_addch(out, '\n');
-		free(frame);
-		fr += len + (nl ? 1 : 0);
-	}
+	triage_add_frames(out, sig->frames);
 	buf_addf(out, "\nBug %lld: ", (long long)bug);
 	triage_job_url(my_job, out);
 	buf_addf(out, "\nBug %lld: ", (long long)other);

@@ -107,6 +107,8 @@ int triage_comment(const struct job_record *job, struct buf *out);
 void triage_job_url(sqlite3_int64 job_id, struct buf *out);
 /* Append s with control characters turned into blanks, at most max bytes. */
 void triage_add_clean(struct buf *out, const char *s, size_t max);
+/* A signature's top five frames (newline-separated), one indented clean line each. */
+void triage_add_frames(struct buf *out, const char *frames);
 
 /* --- triage_hunk.c --------------------------------------------------- */
 

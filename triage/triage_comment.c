@@ -86,6 +86,21 @@ void triage_add_clean(struct buf *out, const char *s, size_t max)
 		buf_addstr(out, "...");
 }
 
+void triage_add_frames(struct buf *out, const char *frames)
+{
+	for (int n = 0; *frames && n < 5; n++) {
+		const char *nl = strchr(frames, '\n');
+		size_t len = nl ? (size_t)(nl - frames) : strlen(frames);
+		char *frame = xstrndup(frames, len);
+
+		buf_addstr(out, "      ");
+		triage_add_clean(out, frame, 120);
+		buf_addch(out, '\n');
+		free(frame);
+		frames += len + (nl ? 1 : 0);
+	}
+}
+
 void triage_job_url(sqlite3_int64 job_id, struct buf *out)
 {
 	const char *base = cfg_str("web.base_url");
@@ -365,8 +380,6 @@ static void signatures(const struct job_record *r, struct buf *out)
 {
 	for (int i = 0; i < r->nsigs; i++) {
 		const struct job_record_sig *s = &r->sigs[i];
-		const char *frames = s->frames;
-		int nframes = 0;
 
 		if (!i)
 			buf_addstr(out, "\nFailure signatures:\n");
@@ -375,17 +388,7 @@ static void signatures(const struct job_record *r, struct buf *out)
 		buf_addstr(out, ": ");
 		triage_add_clean(out, s->title, 200);
 		buf_addf(out, " (%.12s)\n", s->hash);
-		while (*frames && nframes++ < 5) {
-			const char *nl = strchr(frames, '\n');
-			size_t len = nl ? (size_t)(nl - frames) : strlen(frames);
-			char *frame = xstrndup(frames, len);
-
-			buf_addstr(out, "      ");
-			triage_add_clean(out, frame, 120);
-			buf_addch(out, '\n');
-			free(frame);
-			frames += len + (nl ? 1 : 0);
-		}
+		triage_add_frames(out, s->frames);
 	}
 }
 

@@ -142,6 +142,21 @@ static void test_read_file(void **state)
 	buf_release(&small);
 }
 
+/* Exact parts only: no prefix, suffix or empty match; the item's length counts. */
+static void test_str_list_has(void **state)
+{
+	(void)state;
+	assert_true(str_list_has("auto|kvm|tcg", '|', "kvm", 3));
+	assert_true(str_list_has("auto|kvm|tcg", '|', "tcg", 3));
+	assert_true(str_list_has("auto|kvm|tcg", '|', "auto", 4));
+	assert_false(str_list_has("auto|kvm|tcg", '|', "kv", 2));
+	assert_false(str_list_has("auto|kvm|tcg", '|', "kvm|tcg", 7));
+	assert_false(str_list_has("auto|kvm|tcg", '|', "", 0));
+	assert_false(str_list_has("", '|', "", 0));
+	assert_true(str_list_has("CONFIG_A=y\nCONFIG_B=m\n", '\n', "CONFIG_B=m+junk", 10));
+	assert_false(str_list_has("CONFIG_A=y\nCONFIG_B=mm\n", '\n', "CONFIG_B=m", 10));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +168,7 @@ int main(void)
 		cmocka_unit_test(test_detach_hands_over),
 		cmocka_unit_test(test_trim_setlen),
 		cmocka_unit_test(test_read_file),
+		cmocka_unit_test(test_str_list_has),
 	};
 	return cmocka_run_group_tests_name("buf", tests, NULL, NULL);
 }
