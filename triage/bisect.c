@@ -21,7 +21,8 @@
  * was clean and the series failed to build or boot, say) the verdict
  * decides, as a clean base makes it mean the same.
  */
-#include "triage.h"
+#include "bisect.h"
+#include "triage_comment.h"
 #include "xalloc.h"
 #include "job_queue.h"
 #include "job_record.h"

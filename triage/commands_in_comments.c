@@ -19,7 +19,8 @@
  * bugbridge spam a bug; a command naming an attachment that is not on the
  * bug gets one answer (marker "bugbridge-cmd: comment <id>").
  */
-#include "triage.h"
+#include "commands.h"
+#include "triage_comment.h"
 #include "xalloc.h"
 #include "config.h"
 #include "job_queue.h"

@@ -24,7 +24,7 @@
  * At most DETAIL_LINES lines.  The apply-failed detail is triage_hunk.c's
  * (the patch's own lines, which its author wrote and the comment may show).
  */
-#include "triage.h"
+#include "triage_comment.h"
 
 #include <ctype.h>
 #include <stdio.h>

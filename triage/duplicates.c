@@ -16,7 +16,9 @@
  * <other>" make the pair's comments idempotent however many jobs show the
  * same signature again.
  */
-#include "triage.h"
+#include "duplicates.h"
+#include "triage_state.h"
+#include "triage_comment.h"
 #include "xalloc.h"
 #include "log.h"
 #include "outbox.h"

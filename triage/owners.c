@@ -15,7 +15,7 @@
  * update row per distinct set of addresses, never on a private bug (its Cc
  * list may read it).  Private comments are not read for traces.
  */
-#include "triage.h"
+#include "owners.h"
 #include "xalloc.h"
 #include "cachedir.h"
 #include "child.h"

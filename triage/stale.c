@@ -8,7 +8,7 @@
  * Tracker times are ISO-8601 UTC text, so the cutoff is compared as text in
  * the same format.  A bug whose creation time we never saw is left alone.
  */
-#include "triage.h"
+#include "stale.h"
 #include "config.h"
 #include "log.h"
 

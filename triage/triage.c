@@ -13,6 +13,13 @@
  * bugs and refreshes owners.
  */
 #include "triage.h"
+#include "triage_state.h"
+#include "triage_comment.h"
+#include "duplicates.h"
+#include "owners.h"
+#include "stale.h"
+#include "bisect.h"
+#include "commands.h"
 #include "xalloc.h"
 #include "config.h"
 #include "job_queue.h"

@@ -10,7 +10,7 @@
  * guest output, so every one goes through triage_add_clean(): no control
  * characters, hence no line of theirs can pose as a marker line.
  */
-#include "triage.h"
+#include "triage_comment.h"
 #include "xalloc.h"
 #include "config.h"
 #include "job_record.h"

@@ -14,7 +14,7 @@
  * the poster or poller would take for a marker ("bugbridge-result: ...").
  * Only the first rejected hunk is shown; the job page has the rest.
  */
-#include "triage.h"
+#include "triage_comment.h"
 
 #include <string.h>
 

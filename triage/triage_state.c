@@ -17,7 +17,7 @@
  * rest), "bugbridge-<state>" keywords, and only with set_status = true a
  * status change.  Nothing here closes a bug unless set_status says so.
  */
-#include "triage.h"
+#include "triage_state.h"
 #include "xalloc.h"
 #include "config.h"
 #include "log.h"

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "db.h"
 #include "triage.h"
+#include "bisect.h"
 
 static volatile sig_atomic_t no_stop;
 

@@ -12,7 +12,7 @@
 
 #include "config.h"
 #include "db.h"
-#include "triage.h"
+#include "commands.h"
 
 static volatile sig_atomic_t no_stop;
 

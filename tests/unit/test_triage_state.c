@@ -17,6 +17,9 @@
 #include "db.h"
 #include "job_record.h"
 #include "triage.h"
+#include "triage_state.h"
+#include "triage_comment.h"
+#include "stale.h"
 
 static volatile sig_atomic_t no_stop;
 

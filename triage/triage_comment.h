@@ -1,0 +1,54 @@
+/*
+ * triage_comment: the result comment's text (triage_comment.c) and the
+ * parts other comments share: job links, clean text, signature frames, an
+ * apply failure's rejected hunk (triage_hunk.c) and a verdict's detail
+ * rebuilt from parsed fields (comment_detail.c).  No raw log text reaches a
+ * comment.
+ */
+#ifndef BB_TRIAGE_COMMENT_H
+#define BB_TRIAGE_COMMENT_H
+
+#include <stddef.h>
+#include "buf.h"
+#include "db.h"
+
+struct job_record;
+
+/* Comments are plain text of at most this many characters (Bugzilla's limit). */
+#define TRIAGE_COMMENT_MAX 65535
+
+/*
+ * The result comment of a finished job, loaded with its test results and
+ * signatures (job_record.h), ending in its marker line "bugbridge-result:
+ * job <id>".  Returns 1 (and leaves out empty) for a job that gets no
+ * comment (infra errors are not the patch's fault; bisection steps are
+ * reported by bisect.c), 0 with the text.
+ */
+int triage_comment(const struct job_record *job, struct buf *out);
+/* Link to a job's page: [web] base_url (or http://listen) + /job/<id>. */
+void triage_job_url(sqlite3_int64 job_id, struct buf *out);
+/* Append s with control characters turned into blanks, at most max bytes. */
+void triage_add_clean(struct buf *out, const char *s, size_t max);
+/* A signature's top five frames (newline-separated), one indented clean line each. */
+void triage_add_frames(struct buf *out, const char *frames);
+
+/* --- triage_hunk.c --- */
+
+/*
+ * An apply-failed verdict_detail as comment lines: the reasons on "Detail:"
+ * lines, then the first rejected hunk as an indented block, line by line;
+ * bounded in lines and columns, controls blanked, no line a marker.
+ */
+void triage_add_rejected(struct buf *out, const char *detail);
+
+/* --- comment_detail.c --- */
+
+/*
+ * A verdict_detail (but apply-failed's) as "Detail:" lines: only lines of
+ * a known shape (a compiler error, an undefined symbol, a test count, ...)
+ * rebuilt from their parsed, bounded fields; anything else is left out and
+ * counted.  No raw log text reaches a comment.
+ */
+void triage_add_detail(struct buf *out, const char *detail);
+
+#endif
