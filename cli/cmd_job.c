@@ -21,6 +21,7 @@
 #include "db.h"
 #include "job.h"
 #include "job_queue.h"
+#include "bases.h"
 #include "job_record.h"
 #include "kcidb.h"
 #include "log.h"
@@ -49,6 +50,7 @@ DB_SQL(sql_cmdjob_list,
 
 static const char usage[] =
 	"usage: bugbridge job add --bug ID (--patch FILE | --series DIR | --none) [--baseline]\n"
+	"                         [--base B]\n"
 	"       bugbridge job show ID [--json] [--kcidb]\n"
 	"       bugbridge job list [--json] [--limit N]\n"
 	"       bugbridge job cancel ID\n"
@@ -58,6 +60,9 @@ static const char usage[] =
 	"(a `series` file naming the patches), --none the unpatched base.\n"
 	"--baseline also runs the unpatched base, so the verdict says what the\n"
 	"patch changed (FAIL->PASS, PASS->FAIL, FAIL->FAIL, PASS->PASS).\n"
+	"--base B builds on that kernel: a kept series (6.12) or a release of the\n"
+	"archive (6.1.170, 6.1.170-3), which the runner fetches; without it, the\n"
+	"series nearest the version the bug names ([runner] bases).\n"
 	"`show` prints the state, stages with durations, verdict, test cases,\n"
 	"failure signatures and log paths; --json prints the job's JSON document\n"
 	"(the same as GET /api/jobs/ID), --kcidb a KCIDB v5.3 document.\n"
@@ -192,16 +197,28 @@ static int count_messages(const struct buf *b)
 }
 
 static int job_add(struct db *db, sqlite3_int64 bug, const char *patch, const char *series,
-		   bool baseline)
+		   bool baseline, const char *base_arg)
 {
 	struct job_spec spec = { .bug_id = bug, .with_baseline = baseline };
-	struct buf content = BUF_INIT, err = BUF_INIT;
+	struct buf content = BUF_INIT, err = BUF_INIT, name = BUF_INIT, reason = BUF_INIT;
 	sqlite3_int64 id = 0;
 	char sha[65];
 	int ret = 1;
 
-	if (db_begin(db))
-		return 1;
+	if (base_arg) {
+		if (base_resolve(base_arg, &name, &err)) {
+			fprintf(stderr, "bugbridge job: %s\n", err.ptr);
+			db = NULL;
+			goto out;
+		}
+		spec.base = name.ptr;
+		buf_addf(&reason, "asked for: bugbridge job add --base %s", base_arg);
+		spec.base_reason = reason.ptr;
+	}
+	if (db_begin(db)) {
+		db = NULL;
+		goto out;
+	}
 	if (patch) {
 		const char *base = strrchr(patch, '/') ? strrchr(patch, '/') + 1 : patch;
 		bool mbox;
@@ -240,6 +257,8 @@ out:
 		db_rollback(db);
 	buf_release(&content);
 	buf_release(&err);
+	buf_release(&name);
+	buf_release(&reason);
 	return ret;
 }
 
@@ -267,6 +286,11 @@ static void print_head(const struct job_record *j)
 	putchar('\n');
 	printf("bug %lld  base %s%s%s%s  kind %s  attempts %d\n", (long long)j->bug_id, j->base,
 	       kv ? " (" : "", kv ? kv : "", kv ? ")" : "", j->kind, j->attempts);
+	if (j->base_reason)
+		printf("base chosen: %s\n", j->base_reason);
+	if (*j->purpose)
+		printf("part of: the %s of job %lld\n", strcmp(j->purpose, "backtest") ?
+		       "release bisection" : "back-test", (long long)j->parent_id);
 	if (j->candidate_id) {
 		printf("patch: candidate %lld, %s '%s'", (long long)j->candidate_id, j->cand.kind,
 		       j->cand.name);
@@ -449,12 +473,13 @@ static int job_main(struct db *db, const char *sub, int argc, char **argv)
 		{ "series", required_argument, NULL, 's' },
 		{ "none", no_argument, NULL, 'n' },
 		{ "baseline", no_argument, NULL, 'B' },
+		{ "base", required_argument, NULL, 'K' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "kcidb", no_argument, NULL, 'k' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *patch = NULL, *series = NULL;
+	const char *patch = NULL, *series = NULL, *base = NULL;
 	sqlite3_int64 bug = 0, id = 0;
 	bool none = false, baseline = false, json = false, kcidb = false;
 	int c, limit = 50;
@@ -471,6 +496,7 @@ static int job_main(struct db *db, const char *sub, int argc, char **argv)
 		case 's': series = optarg; break;
 		case 'n': none = true; break;
 		case 'B': baseline = true; break;
+		case 'K': base = optarg; break;
 		case 'j': json = true; break;
 		case 'k': kcidb = true; break;
 		case 'l': limit = atoi(optarg) > 0 ? atoi(optarg) : 50; break;
@@ -484,7 +510,7 @@ static int job_main(struct db *db, const char *sub, int argc, char **argv)
 			app_usage_error("bugbridge job", "add needs one of --patch, --series, --none");
 		if (optind != argc)
 			app_usage_error("bugbridge job", "unexpected argument");
-		return job_add(db, bug, patch, series, baseline);
+		return job_add(db, bug, patch, series, baseline, base);
 	}
 	if (!strcmp(sub, "list"))
 		return job_list(db, json, limit);

@@ -105,7 +105,15 @@ const struct config_key config_keys[] = {
 	  "post a short comment when a request is queued" },
 	{ "triage", "maintainers", CONF_STR, "", NULL, 0,
 	  "the kernel's MAINTAINERS file, for owners of a bug's files; auto: the one in"
-	  " [runner] kernel_source, extracted once into the cache (empty: no owners)" },
+	  " the first kept series' tarball, extracted once into the cache (empty: no owners)" },
+	{ "triage", "backtest", CONF_BOOL, "true", NULL, 0,
+	  "after a fix (FAIL->PASS), test it on every other kept series too and post the"
+	  " matrix (series: applies? unpatched / patched)" },
+	{ "triage", "release_bisect", CONF_BOOL, "true", NULL, 0,
+	  "when the unpatched kernel fails a test, find the first release of that series in"
+	  " the archive that fails it (the runner fetches each release it builds)" },
+	{ "triage", "release_bisect_builds", CONF_INT, "5", NULL, 0,
+	  "most releases one such bisection builds; it reports the range it got to" },
 
 	{ "runner", "cache_dir", CONF_STR, "", NULL, 0,
 	  "kernel trees, builds and logs (default: $XDG_CACHE_HOME/bugbridge)" },
@@ -132,10 +140,20 @@ const struct config_key config_keys[] = {
 	{ "runner", "baseline_max_age", CONF_INT, "604800", NULL, 0,
 	  "seconds the base's results are reused by later jobs on the same base, config and"
 	  " suite before it runs again (0: every job with a baseline runs it)" },
-	{ "runner", "kernel_source", CONF_STR, "/usr/src/linux-source-6.1.tar.xz", NULL, 0,
-	  "kernel source tarball (Debian's linux-source-6.1)" },
-	{ "runner", "base", CONF_STR, "linux-source-6.1", NULL, 0,
-	  "name of the kernel base jobs are built on" },
+	{ "runner", "bases", CONF_LIST, "6.1, 6.12", NULL, 0,
+	  "kernel series to keep (Debian linux-source-X packages): those installed are kept,"
+	  " a bug is tested on the nearest, a fix back-tested on each" },
+	{ "runner", "kernel_source", CONF_STR, "/usr/src/linux-source-{series}.tar.xz", NULL, 0,
+	  "a kept series' source tarball, {series} replaced (a path without it: the tarball of"
+	  " the first series, the only one kept then)" },
+	{ "runner", "base", CONF_STR, "", NULL, 0,
+	  "base of jobs whose bug names no kernel version (empty: the first kept series)" },
+	{ "runner", "release_cache_mb", CONF_INT, "8192", NULL, 0,
+	  "MiB the releases fetched from the archive may take in cache_dir (trees, seeds,"
+	  " packages); past it the least recently used release is dropped" },
+	{ "runner", "deb_dir", CONF_STR, "", NULL, 0,
+	  "where fetched linux-source packages are kept (empty: cache_dir/debs, counted in"
+	  " release_cache_mb; elsewhere, they are never deleted)" },
 	{ "runner", "patches_dir", CONF_STR, "", NULL, 0,
 	  "kernel-patches directory (configs, suite, harness; default: the installed one)" },
 	{ "runner", "config_variant", CONF_STR, "base", NULL, 0,

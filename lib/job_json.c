@@ -161,6 +161,8 @@ json_object *job_record_json(const struct job_record *rec)
 	put(o, "parent_id", int_or_null(rec->parent_id));
 	put(o, "kind", json_object_new_string(rec->kind));
 	put(o, "base", json_object_new_string(rec->base));
+	put(o, "base_reason", str_or_null(rec->base_reason));
+	put(o, "purpose", json_object_new_string(rec->purpose));
 	put(o, "patch_count", json_object_new_int(rec->patch_count));
 	put(o, "with_baseline", json_object_new_int(rec->with_baseline));
 	put(o, "state", json_object_new_string(rec->state));

@@ -15,7 +15,9 @@ struct job_spec {
 	sqlite3_int64 candidate_id;	/* 0: no patch (a baseline-only run) */
 	sqlite3_int64 parent_id;	/* 0: none */
 	const char *kind;		/* "test" (default), "retest", "bisect", "bisect-step" */
-	const char *base;		/* NULL: [runner] base */
+	const char *base;		/* NULL: the bug's (bases.h: base_choose), else the default */
+	const char *base_reason;	/* why base, for the job page (NULL with base NULL: the choice's) */
+	const char *purpose;		/* NULL: the bug's own; "backtest", "release" (0017_bases.sql) */
 	int patch_count;		/* apply only the first N patches; 0: all */
 	bool with_baseline;		/* also run the unpatched base and compare */
 };

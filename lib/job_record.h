@@ -76,6 +76,8 @@ struct job_record_candidate {
 struct job_record {
 	sqlite3_int64 id, bug_id, candidate_id, parent_id;
 	char *kind, *base, *state;
+	char *base_reason;		/* why this base (NULL: not recorded) */
+	char *purpose;			/* "", "backtest", "release" (schema/0017_bases.sql) */
 	int patch_count;		/* 0: all */
 	bool with_baseline, cancel, reported;
 	int attempts;

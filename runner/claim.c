@@ -22,6 +22,7 @@
  */
 #include "runner.h"
 #include "run.h"
+#include "fetch.h"
 #include "buf.h"
 #include "db.h"
 #include "job.h"
@@ -59,7 +60,9 @@ static int runner_loop(struct db *db, const struct runner_opts *opts,
 	int ret = 0;
 
 	if (opts->warm)
-		return run_warm(db, stop);
+		return run_warm(db, opts->base, stop);
+	if (opts->fetch)
+		return fetch_only(db, opts->base, stop);
 	runner_name(&name);
 	wake_open(&wake, db->path, WAKE_JOBS);
 	while (!*stop) {
@@ -162,7 +165,7 @@ int runner_main(struct db *db, const struct runner_opts *opts,
 {
 	long n = cfg_int("runner.parallel");
 
-	if (n > 1 && !opts->job_id && !opts->warm)
+	if (n > 1 && !opts->job_id && !opts->warm && !opts->fetch)
 		return fleet(db, opts, stop, (int)n);
 	return runner_loop(db, opts, stop);
 }

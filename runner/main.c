@@ -4,6 +4,7 @@
  */
 #include "app.h"
 #include "runner.h"
+#include "bases.h"
 #include "db.h"
 #include "log.h"
 
@@ -15,7 +16,8 @@
 #include <string.h>
 
 static const char usage[] =
-	"usage: bugbridge-runner [--config FILE] [--once | --job ID | --warm] [-v|-q]\n"
+	"usage: bugbridge-runner [--config FILE] [--once | --job ID | --warm [--base B] |\n"
+	"                        --fetch B] [-v|-q]\n"
 	"\n"
 	"Claims queued kernel test jobs, builds the patched kernel, boots it in\n"
 	"QEMU, runs the guest suite and records the verdict.  Exits 0 whatever\n"
@@ -27,6 +29,9 @@ static const char usage[] =
 	"      --job ID       run exactly job ID, then exit\n"
 	"      --warm         build the base's seed now (saying how long it will take),\n"
 	"                     so that the first job builds incrementally; then exit\n"
+	"      --base B       with --warm: that base (6.12, 6.1.170, linux-source-6.12)\n"
+	"      --fetch B      fetch and extract base B now (a release: from the archive,\n"
+	"                     dropping the least recently used past release_cache_mb)\n"
 	"  -v, --verbose      log more;  -q, --quiet: errors only\n"
 	"  -h, --help         show this help\n"
 	"  -V, --version      show the version\n";
@@ -57,11 +62,15 @@ int main(int argc, char **argv)
 		{ "once", no_argument, NULL, 'o' },
 		{ "job", required_argument, NULL, 'j' },
 		{ "warm", no_argument, NULL, 'w' },
+		{ "base", required_argument, NULL, 'b' },
+		{ "fetch", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct app_opts opts = { 0 };
 	struct runner_opts ropts = { 0 };
 	struct db db = { 0 };
+	struct buf base = BUF_INIT, err = BUF_INIT;
+	const char *base_arg = NULL;
 	char *end;
 	int c, ret;
 
@@ -70,6 +79,8 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'o': ropts.once = true; break;
 		case 'w': ropts.warm = true; break;
+		case 'b': base_arg = optarg; break;
+		case 'f': ropts.fetch = true; base_arg = optarg; break;
 		case 'j':
 			errno = 0;
 			ropts.job_id = strtoll(optarg, &end, 10);
@@ -81,14 +92,25 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		app_usage_error("bugbridge-runner", "unexpected argument");
-	if (ropts.once + !!ropts.job_id + ropts.warm > 1)
-		app_usage_error("bugbridge-runner", "--once, --job and --warm exclude each other");
+	if (ropts.once + !!ropts.job_id + ropts.warm + ropts.fetch > 1)
+		app_usage_error("bugbridge-runner", "--once, --job, --warm and --fetch exclude each other");
+	if (base_arg && !ropts.warm && !ropts.fetch)
+		app_usage_error("bugbridge-runner", "--base goes with --warm");
 	ret = app_start("bugbridge-runner", &opts, &db, false);
 	if (ret)
 		return ret;
+	/* the configuration is read: a short name may now be resolved */
+	if (base_arg && base_resolve(base_arg, &base, &err)) {
+		fprintf(stderr, "bugbridge-runner: %s\n", err.ptr);
+		db_close(&db);
+		return 2;
+	}
+	ropts.base = base_arg ? base.ptr : NULL;
 	install_signals();
 	ret = runner_main(&db, &ropts, &stop) ? 1 : 0;
 	db_close(&db);
+	buf_release(&base);
+	buf_release(&err);
 	log_close();
 	return ret;
 }

@@ -38,6 +38,7 @@
 #include "paths.h"
 #include "sandbox.h"
 #include "tree.h"
+#include "fetch.h"
 #include "apply.h"
 #include "kconfig.h"
 #include "build.h"
@@ -393,6 +394,7 @@ static void variant_release(struct variant *v)
 
 static void run_release(struct run *r)
 {
+	fetch_release_hold(r);
 	free(r->cache);
 	free(r->patches_dir);
 	free(r->base_tree);

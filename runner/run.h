@@ -85,6 +85,7 @@ struct run {
 	char *cache;			/* cache dir */
 	char *patches_dir;		/* kernel-patches */
 	char *base_tree;		/* pristine baseline */
+	int base_lock;			/* fd + 1 of its lock, held while we use it (fetch.c) */
 	char *kernel_version;
 	char *jobdir;			/* <cache>/jobs/<id> */
 	char *logs;			/* <jobdir>/logs */
@@ -117,7 +118,7 @@ int run_seed(struct run *r, bool coverage);
 
 /* ---- warm.c ---- */
 /* bugbridge-runner --warm: the seed a job would build first, built now. */
-int run_warm(struct db *db, const volatile sig_atomic_t *stop);
+int run_warm(struct db *db, const char *base, const volatile sig_atomic_t *stop);
 /* Keep the time and object count of a full build of the base (estimates). */
 void warm_record(struct run *r, double seconds, int objects);
 /* The last ones kept; -1 when none. */

@@ -54,6 +54,8 @@ struct runner_opts {
 	bool once;		/* run one queued job, then exit */
 	sqlite3_int64 job_id;	/* run exactly this job, then exit */
 	bool warm;		/* build the seed ahead of any job, then exit */
+	const char *base;	/* --warm's base (NULL: the default), or --fetch's */
+	bool fetch;		/* fetch and extract base (a release: evicting), then exit */
 };
 
 /* 0: the runner did its work; -1: it could not (logged). */

@@ -34,8 +34,10 @@
 #include "buf.h"
 #include "child.h"
 #include "config.h"
+#include "fetch.h"
 #include "log.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -67,9 +69,30 @@ static int run_quiet(struct run *r, const char *const *argv, const char *cwd,
 	return 0;
 }
 
-static int extract(struct run *r, const char *basedir, const char *name)
+/* The one directory a tarball held (linux-source-6.12), else dir itself. */
+static void top_dir(const char *dir, struct buf *out)
 {
-	const char *tarball = cfg_str("runner.kernel_source");
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	buf_reset(out);
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (!n++)
+			buf_addf(out, "%s/%s", dir, e->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (n != 1 || !path_exists(out->ptr)) {
+		buf_reset(out);
+		buf_addstr(out, dir);
+	}
+}
+
+static int extract(struct run *r, const char *basedir, const char *name, const char *tarball)
+{
 	struct buf tmp = BUF_INIT, top = BUF_INIT, dest = BUF_INIT;
 	/*
 	 * Debian's tarball is xz in 55 blocks, which xz 5.4 decompresses on
@@ -94,12 +117,7 @@ static int extract(struct run *r, const char *basedir, const char *name)
 		buf_addf(&r->infra, "cannot extract '%s'", tarball);
 		goto out;
 	}
-	/* The tarball holds one top directory (linux-source-6.1). */
-	buf_addf(&top, "%s/%s", tmp.ptr, "linux-source-6.1");
-	if (!path_exists(top.ptr)) {
-		buf_reset(&top);
-		buf_addstr(&top, tmp.ptr);
-	}
+	top_dir(tmp.ptr, &top);
 	if (rename(top.ptr, dest.ptr)) {
 		buf_addf(&r->infra, "cannot move the extracted tree to '%s': %s", dest.ptr,
 			 strerror(errno));
@@ -137,17 +155,38 @@ out:
 	return ret;
 }
 
+/*
+ * Extract the base (a release fetched first: fetch.c) and record its
+ * version; then drop the releases that no longer fit the cache.
+ */
+static int base_fresh(struct run *r, const char *dir, const char *tree, const char *ver)
+{
+	struct buf tmp = BUF_INIT, tarball = BUF_INIT;
+	int ret = -1;
+
+	buf_addf(&tmp, "%s/.fetch-%d", dir, (int)getpid());
+	remove_tree(tree);
+	remove_tree(tmp.ptr);
+	if (fetch_source(r, tmp.ptr, &tarball) ||
+	    extract(r, dir, r->job->base, tarball.ptr) || record_version(r, tree, ver))
+		goto out;
+	fetch_evict(r, dir);
+	ret = 0;
+out:
+	remove_tree(tmp.ptr);
+	buf_release(&tmp);
+	buf_release(&tarball);
+	return ret;
+}
+
 int tree_base_ensure(struct run *r)
 {
 	struct buf dir = BUF_INIT, tree = BUF_INIT, ver = BUF_INIT, lock = BUF_INIT;
 	const char *name = r->job->base;
 	int fd = -1, ret = -1;
 
-	if (strcmp(name, cfg_str("runner.base")) || strchr(name, '/')) {
-		buf_addf(&r->infra, "unknown base '%s' (this runner has '%s')", name,
-			 cfg_str("runner.base"));
+	if (fetch_check(r))
 		return -1;
-	}
 	buf_addf(&dir, "%s/base", r->cache);
 	buf_addf(&tree, "%s/%s", dir.ptr, name);
 	buf_addf(&ver, "%s/%s.version", dir.ptr, name);
@@ -159,11 +198,11 @@ int tree_base_ensure(struct run *r)
 		buf_addf(&r->infra, "cannot lock '%s'", lock.ptr);
 		goto out;
 	}
-	if (!path_exists(ver.ptr)) {
-		remove_tree(tree.ptr);
-		if (extract(r, dir.ptr, name) || record_version(r, tree.ptr, ver.ptr))
-			goto out;
-	}
+	if (!path_exists(ver.ptr) && base_fresh(r, dir.ptr, tree.ptr, ver.ptr))
+		goto out;
+	/* held for the run, so that no other runner evicts it meanwhile (fetch.c) */
+	if (fetch_hold(r, dir.ptr))
+		goto out;
 	buf_reset(&lock);
 	if (buf_read_file(&lock, ver.ptr)) {
 		buf_addf(&r->infra, "cannot read '%s'", ver.ptr);

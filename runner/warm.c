@@ -19,6 +19,7 @@
 #include "buf.h"
 #include "db.h"
 #include "job.h"
+#include "bases.h"
 #include "config.h"
 #include "log.h"
 
@@ -116,13 +117,15 @@ static int warm(struct run *r)
 	return ret;
 }
 
-int run_warm(struct db *db, const volatile sig_atomic_t *stop)
+int run_warm(struct db *db, const char *base, const volatile sig_atomic_t *stop)
 {
 	struct job job = JOB_INIT;
 	struct run r = { .db = db, .job = &job, .stop = stop };
+	struct buf def = BUF_INIT;
 	int ret;
 
-	job.base = (char *)cfg_str("runner.base");
+	bases_default(&def);
+	job.base = (char *)(base ? base : def.ptr);
 	ret = run_begin(&r) || warm(&r) ? -1 : 0;
 	if (ret)
 		fprintf(stderr, "bugbridge-runner: --warm failed: %s\n",
@@ -132,5 +135,6 @@ int run_warm(struct db *db, const volatile sig_atomic_t *stop)
 	if (r.base_tree && !ret)
 		tree_refill_spare(&r);	/* and the first job's tree */
 	run_end(&r);
+	buf_release(&def);
 	return ret;
 }

@@ -69,6 +69,7 @@ struct bz_bug {
 	long id;
 	char *product, *component, *status, *resolution, *summary;
 	char *creator, *assigned_to, *whiteboard, *version;
+	char *cf_kernel_version;	/* kernel.org's custom field; "" where absent */
 	char *keywords;		/* sorted, ", "-joined */
 	char *groups;		/* sorted, ", "-joined; "" for a public bug */
 	char *creation_time, *last_change_time;

@@ -264,6 +264,7 @@ static int parse_bug(json_object *o, struct bz_bug *b, const char *where, struct
 	    take_str(o, "assigned_to", &b->assigned_to, where, err) ||
 	    take_str(o, "whiteboard", &b->whiteboard, where, err) ||
 	    take_str(o, "version", &b->version, where, err) ||
+	    take_str(o, "cf_kernel_version", &b->cf_kernel_version, where, err) ||
 	    take_str(o, "creation_time", &b->creation_time, where, err) ||
 	    take_str(o, "last_change_time", &b->last_change_time, where, err) ||
 	    take_words(o, "keywords", &b->keywords, where, err) ||
@@ -281,7 +282,7 @@ static void bug_free(struct bz_bug *b)
 {
 	free(b->product); free(b->component); free(b->status); free(b->resolution);
 	free(b->summary); free(b->creator); free(b->assigned_to); free(b->whiteboard);
-	free(b->version); free(b->keywords); free(b->groups); free(b->creation_time);
+	free(b->version); free(b->cf_kernel_version); free(b->keywords); free(b->groups); free(b->creation_time);
 	free(b->last_change_time);
 }
 

@@ -7,6 +7,7 @@
  * by tracker id, and attachments keep their data once they have it.
  */
 #include "candidates.h"
+#include "xalloc.h"
 #include "config.h"
 #include "log.h"
 #include "poll.h"
@@ -19,15 +20,16 @@
 DB_SQL(sql_poll_bug_upsert,
        "INSERT INTO bugs (id, product, component, status, resolution, is_open, summary,"
        " creator, assigned_to, whiteboard, keywords, version, creation_time,"
-       " last_change_time, groups, closed_time)"
+       " last_change_time, groups, closed_time, cf_kernel_version)"
        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
-       "  CASE WHEN ?6 THEN NULL ELSE ?14 END)"
+       "  CASE WHEN ?6 THEN NULL ELSE ?14 END, ?16)"
        " ON CONFLICT (id) DO UPDATE SET product = excluded.product,"
        "  component = excluded.component, status = excluded.status,"
        "  resolution = excluded.resolution, is_open = excluded.is_open,"
        "  summary = excluded.summary, creator = excluded.creator,"
        "  assigned_to = excluded.assigned_to, whiteboard = excluded.whiteboard,"
        "  keywords = excluded.keywords, version = excluded.version,"
+       "  cf_kernel_version = excluded.cf_kernel_version,"
        "  creation_time = excluded.creation_time,"
        "  last_change_time = excluded.last_change_time, groups = excluded.groups,"
        "  closed_time = CASE WHEN excluded.is_open THEN NULL"
@@ -39,6 +41,7 @@ DB_SQL(sql_poll_bug_upsert,
        "  OR bugs.creator IS NOT excluded.creator OR bugs.assigned_to IS NOT excluded.assigned_to"
        "  OR bugs.whiteboard IS NOT excluded.whiteboard OR bugs.keywords IS NOT excluded.keywords"
        "  OR bugs.version IS NOT excluded.version"
+       "  OR bugs.cf_kernel_version IS NOT excluded.cf_kernel_version"
        "  OR bugs.last_change_time IS NOT excluded.last_change_time"
        "  OR bugs.groups IS NOT excluded.groups");
 
@@ -149,6 +152,7 @@ static int store_bug(struct db *db, const struct bz_bug *b, int *changed)
 	db_bind_text(st, 13, b->creation_time);
 	db_bind_text(st, 14, b->last_change_time);
 	db_bind_text(st, 15, b->groups ? b->groups : "");
+	db_bind_text(st, 16, b->cf_kernel_version ? b->cf_kernel_version : "");
 	if (db_step_done(db, st))
 		return error("poll: cannot store bug %ld", b->id);
 	*changed += sqlite3_changes(db->h);
@@ -166,11 +170,11 @@ static int store_bug(struct db *db, const struct bz_bug *b, int *changed)
 	return 0;
 }
 
-static int store_comment(struct db *db, const struct bz_comment *c, const struct trust *t,
-			 int *added, int *jobs)
+/* The comment's row; *fresh: it is new (its candidate comes later: comment_candidate). */
+static int store_comment(struct db *db, const struct bz_comment *c, int *added, bool *fresh)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_poll_comment_add);
-	bool ours = poll_comment_is_ours(c->creator, c->text), created;
+	bool ours = poll_comment_is_ours(c->creator, c->text);
 
 	if (!st)
 		return -1;
@@ -196,7 +200,17 @@ static int store_comment(struct db *db, const struct bz_comment *c, const struct
 		return db_step_done(db, st);
 	}
 	(*added)++;
-	if (candidate_from_comment(db, c, ours, trust_allows(t, c->creator), &created))
+	*fresh = true;
+	return 0;
+}
+
+static int comment_candidate(struct db *db, const struct bz_comment *c, const struct trust *t,
+			     int *jobs)
+{
+	bool created;
+
+	if (candidate_from_comment(db, c, poll_comment_is_ours(c->creator, c->text),
+				   trust_allows(t, c->creator), &created))
 		return -1;
 	*jobs += created;
 	return 0;
@@ -299,19 +313,28 @@ static int store_state(struct db *db, const struct poll_fetch *f, unsigned long 
 int poll_store(struct db *db, const struct poll_fetch *f, unsigned long requests)
 {
 	int bugs = 0, comments = 0, attachments = 0, jobs = 0;
+	bool *fresh = xcalloc(f->comments.n + 1, sizeof(*fresh));
 
-	if (db_begin(db))
+	if (db_begin(db)) {
+		free(fresh);
 		return -1;
+	}
 	for (size_t i = 0; i < f->bugs.n; i++)
 		if (store_bug(db, &f->bugs.v[i], &bugs))
+			goto fail;
+	/* every comment's row first: a job's base is chosen from its bug's description */
+	for (size_t i = 0; i < f->comments.n; i++)
+		if (store_comment(db, &f->comments.v[i], &comments, &fresh[i]))
 			goto fail;
 	/* attachments before comments: an inline diff equal to an attached one is the attachment's */
 	for (size_t i = 0; i < f->attachments.n; i++)
 		if (store_attachment(db, &f->attachments.v[i], &f->trust, &attachments, &jobs))
 			goto fail;
 	for (size_t i = 0; i < f->comments.n; i++)
-		if (store_comment(db, &f->comments.v[i], &f->trust, &comments, &jobs))
+		if (fresh[i] && comment_candidate(db, &f->comments.v[i], &f->trust, &jobs))
 			goto fail;
+	free(fresh);
+	fresh = NULL;
 	if (store_state(db, f, requests) || db_commit(db))
 		goto fail;
 	if (bugs || comments || attachments || jobs)
@@ -319,6 +342,7 @@ int poll_store(struct db *db, const struct poll_fetch *f, unsigned long requests
 			 bugs, comments, attachments, jobs);
 	return 0;
 fail:
+	free(fresh);
 	db_rollback(db);
 	return error("poll: nothing stored; the database is as it was");
 }

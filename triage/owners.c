@@ -16,6 +16,7 @@
  * list may read it).  Private comments are not read for traces.
  */
 #include "owners.h"
+#include "bases.h"
 #include "xalloc.h"
 #include "cachedir.h"
 #include "child.h"
@@ -327,13 +328,15 @@ static int run_quietly(const char *const *argv)
 }
 
 /*
- * [triage] maintainers = auto: the MAINTAINERS of [runner] kernel_source
- * (linux-source-6.1.tar.xz holds linux-source-6.1/MAINTAINERS), extracted
- * once into the cache; xz makes that some seconds, so only on first need.
+ * [triage] maintainers = auto: the MAINTAINERS of the default base's
+ * tarball (linux-source-6.1.tar.xz holds linux-source-6.1/MAINTAINERS),
+ * extracted once into the cache; xz makes that some seconds, so only on
+ * first need.
  */
 static int auto_maintainers(struct buf *path)
 {
-	const char *tarball = cfg_str("runner.kernel_source");
+	struct buf tarball_buf = BUF_INIT;
+	const char *tarball = bases_default_tarball(&tarball_buf)->ptr;
 	const char *base = strrchr(tarball, '/') ? strrchr(tarball, '/') + 1 : tarball;
 	const char *ext = strstr(base, ".tar");
 	struct buf top = BUF_INIT, dir = BUF_INIT, member = BUF_INIT;
@@ -362,6 +365,7 @@ out:
 	buf_release(&top);
 	buf_release(&dir);
 	buf_release(&member);
+	buf_release(&tarball_buf);
 	return ret;
 }
 

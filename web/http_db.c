@@ -36,6 +36,7 @@
 static const char *const shadowed[] = {
 	"bugs", "comments", "attachments", "candidates", "jobs", "job_stages",
 	"test_results", "signatures", "baseline_runs", "outbox", "bug_owners",
+	"release_bisections",
 };
 static const char *const job_tables[] = { "lava_jobs", "artifacts" };
 

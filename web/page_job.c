@@ -34,7 +34,8 @@ DB_SQL(sql_job_get,
        " j.attempts, j.verdict, j.change, j.verdict_detail, j.accel, j.kernel_version,"
        " j.log_dir, j.created_at, j.started_at, j.finished_at, j.candidate_id,"
        " j.with_baseline, j.patch_count, ifnull(c.name, ''), ifnull(b.summary, ''),"
-       " ifnull(j.reach, ''), j.verdict = 'pass' AND j.reach_changed > 0 AND j.reach_reached = 0"
+       " ifnull(j.reach, ''), j.verdict = 'pass' AND j.reach_changed > 0 AND j.reach_reached = 0,"
+       " ifnull(j.base_reason, ''), j.purpose, ifnull(j.parent_id, 0)"
        " FROM jobs j LEFT JOIN candidates c ON c.id = j.candidate_id"
        " LEFT JOIN bugs b ON b.id = j.bug_id WHERE j.id = ?");
 DB_SQL(sql_job_stages,
@@ -136,6 +137,19 @@ static void time_fact(struct buf *out, const char *name, sqlite3_stmt *st, int c
 	buf_addstr(out, "</td></tr>\n");
 }
 
+/* The kernel the job builds on, and why it got that one (base_reason). */
+static void base_fact(struct buf *out, sqlite3_stmt *st)
+{
+	buf_addstr(out, "<tr><th>Base</th><td>");
+	html_txt(out, db_col_text(st, 2));
+	if (*db_col_text(st, 24)) {
+		buf_addstr(out, " <span class=\"note\">(why: ");
+		html_txt(out, db_col_text(st, 24));
+		buf_addstr(out, ")</span>");
+	}
+	buf_addstr(out, "</td></tr>\n");
+}
+
 static void facts(struct buf *out, sqlite3_stmt *st, sqlite3_int64 id, time_t now)
 {
 	sqlite3_int64 bug = sqlite3_column_int64(st, 0), cand = sqlite3_column_int64(st, 17);
@@ -160,7 +174,13 @@ static void facts(struct buf *out, sqlite3_stmt *st, sqlite3_int64 id, time_t no
 		buf_addstr(out, "</td></tr>\n");
 	}
 	fact(out, "Kind", db_col_text(st, 1));
-	fact(out, "Base", db_col_text(st, 2));
+	if (*db_col_text(st, 25)) {	/* a back-test or a release step: its root */
+		buf_addf(out, "<tr><th>Part of</th><td>%s of <a href=\"/job/%lld\">job %lld</a>"
+			 "</td></tr>\n", strcmp(db_col_text(st, 25), "backtest") ? "release bisection"
+			 : "back-test", (long long)sqlite3_column_int64(st, 26),
+			 (long long)sqlite3_column_int64(st, 26));
+	}
+	base_fact(out, st);
 	buf_addstr(out, "<tr><th>State</th><td>");
 	html_txt(out, state);
 	if (!strcmp(state, "running")) {
