@@ -87,6 +87,11 @@ poll_interval = 2
 listen = 127.0.0.1:$(port)
 [digest]
 every = never
+[triage]
+# a fix's back-test and a release bisection are jobs of their own, measured
+# by bench-bases.sh; here they would only delay the next measurement
+backtest = false
+release_bisect = false
 [runner]
 cache_dir = $CACHE
 patches_dir = $SRC/kernel-patches

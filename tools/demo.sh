@@ -127,6 +127,10 @@ from = bugbridge@localhost
 to = linux-scsi@vger.kernel.org
 [digest]
 every = never
+[triage]
+# the demo shows the fix back-tested on 6.12 (when installed); a release
+# bisection would fetch 140 MB per release and build each cold
+release_bisect = false
 [runner]
 cache_dir = $CACHE
 patches_dir = $SRC/kernel-patches

@@ -287,6 +287,8 @@ static int advance(struct db *db, const struct job_record *root)
 	spec.parent_id = root->id;
 	spec.kind = "bisect-step";
 	spec.patch_count = next;
+	spec.base = root->base;	/* the steps search the series on the root's kernel */
+	spec.base_reason = "a bisection step is built on its root job's base";
 	log_info("bisect: job %lld: good %d, bad %d, testing patches 1-%d",
 		 (long long)root->id, s.good, s.bad, next);
 	return job_enqueue(db, &spec, NULL);

@@ -19,6 +19,8 @@
 #include "owners.h"
 #include "stale.h"
 #include "bisect.h"
+#include "triage_backtest.h"
+#include "releases.h"
 #include "commands.h"
 #include "xalloc.h"
 #include "config.h"
@@ -124,6 +126,9 @@ static int queue_retest(struct db *db, const struct job_record *j)
 	spec.parent_id = j->id;
 	spec.kind = "retest";
 	spec.patch_count = j->patch_count;
+	/* the re-run verifies the fix where it was seen */
+	spec.base = j->base;
+	spec.base_reason = "the re-run of a fix is built on the fix's base";
 	return job_enqueue(db, &spec, NULL);
 }
 
@@ -170,6 +175,11 @@ static int triage_job(struct db *db, const struct job_record *j)
 	/* a job for a bug we do not watch (bugbridge job add --bug): its result only */
 	if (!found)
 		return post_result(db, j);
+	/* back-tests and release steps change no state: their own files report them */
+	if (!strcmp(j->purpose, "backtest"))
+		return backtest_job_done(db, j);
+	if (!strcmp(j->purpose, "release"))
+		return releases_job_done(db, j);
 	/* a step is one probe of a bisection: bisect.c reports the outcome */
 	if (!strcmp(j->kind, "bisect-step"))
 		return bisect_job_done(db, j);
@@ -182,6 +192,8 @@ static int triage_job(struct db *db, const struct job_record *j)
 	if (next != cur && triage_set_state(db, j->bug_id, next, j->id, 0))
 		return -1;
 	if (next == TRIAGE_FIX_CANDIDATE && !fact.is_retest && queue_retest(db, j))
+		return -1;
+	if (backtest_queue(db, j) || releases_start(db, j))
 		return -1;
 	if (j->candidate_id && bisect_job_done(db, j))
 		return -1;

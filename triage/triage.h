@@ -12,6 +12,9 @@
  *   owners.[ch]             patch files and trace files -> MAINTAINERS entries
  *   stale.[ch]              bugs nobody but the reporter and we answer
  *   bisect.[ch]             first bad patch of a series, by binary search
+ *   triage_backtest.[ch]    a fix on every other kept series, one matrix comment
+ *                           (the matrix: lib/backtest.[ch])
+ *   releases.[ch]           the first release of a series that fails a test
  *   commands.h              "bugbridge: test 123" from allowed humans
  *                           (commands_in_comments.c)
  *
@@ -22,6 +25,8 @@
  *   bugbridge-state: bug <b> <state> job <id>   mirror update (no text)
  *   bugbridge-dup: <bug> <other>       duplicate link, one per bug
  *   bugbridge-bisect: job <root>       bisection result
+ *   bugbridge-backtest: job <fix>      back-test matrix of a fix
+ *   bugbridge-releases: job <root>     release bisection result
  *   bugbridge-refused: comment <id>    refusal of a command
  *   bugbridge-ack: job <id>            acknowledgement (off by default)
  *   bugbridge-cc: bug <b> <hash>       Cc of maintainers (update), per set of people

@@ -5,6 +5,7 @@
  *   page_overview.c   /                       open bugs by component, verdicts, queue
  *   page_component.c  /component/<c>, /product/<p>/<c>
  *   page_bug.c        /bug/<id>               timeline, candidates, jobs, posts
+ *   page_bases.c      (its section)           releases a test fails in, fixes' back-tests
  *   page_job.c        /job/<id>, /job/<id>/<name>.log
  *   page_stats.c      /stats                  inline SVG charts + tables
  *   page_digests.c    /digests
@@ -27,6 +28,8 @@ int page_overview(struct http_request *req, struct http_response *resp);
 int page_component(struct http_request *req, struct http_response *resp);
 int page_product(struct http_request *req, struct http_response *resp);
 int page_bug(struct http_request *req, struct http_response *resp);
+/* The bug page's "Kernel versions" section (nothing when it has none); -1 on error. */
+int page_bug_versions(struct db *db, sqlite3_int64 bug, struct buf *out);
 int page_job(struct http_request *req, struct http_response *resp);
 int page_stats(struct http_request *req, struct http_response *resp);
 int page_digests(struct http_request *req, struct http_response *resp);

@@ -513,6 +513,7 @@ int page_bug(struct http_request *req, struct http_response *resp)
 		goto out;
 	}
 	if (rc < 0 || comments(req->db, id, &tl) || candidates(req->db, id, &tl, &sections) ||
+	    page_bug_versions(req->db, id, &sections) ||
 	    jobs(req->db, id, &tl, &sections) || posts(req->db, id, &tl, &sections)) {
 		error("http: bug %lld: %s", (long long)id, db_errmsg(req->db));
 		goto out;

@@ -1,0 +1,130 @@
+/*
+ * triage_backtest: a fix tried on every kept series.
+ *
+ * Maintainers ask of a fix: does it apply, and does it work, on each
+ * stable series?  When a job's patch turns a failure into a pass
+ * (FAIL->PASS, a fix candidate), triage queues that patch with a baseline
+ * run on every other kept series ([runner] bases; [triage] backtest), as
+ * jobs of purpose 'backtest' whose parent is the fix's job: once per
+ * candidate, so the fix's re-run queues none.  Each back-test changes no
+ * bug state and posts no comment of its own; when the last one is done,
+ * one comment carries the matrix (lib/backtest.h: series, kernel, applies?,
+ * unpatched and patched verdicts), marker "bugbridge-backtest: job <fix>".
+ */
+#include "triage_backtest.h"
+#include "triage_comment.h"
+#include "backtest.h"
+#include "bases.h"
+#include "config.h"
+#include "job_queue.h"
+#include "job_record.h"
+#include "log.h"
+#include "outbox.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+DB_SQL(sql_bt_queued_for,
+       "SELECT 1 FROM jobs WHERE purpose = 'backtest' AND candidate_id = ? LIMIT 1");
+
+/* Is j a fix (its patch turned a failure into a pass) that was not back-tested yet? */
+static bool wants_backtest(struct db *db, const struct job_record *j)
+{
+	sqlite3_stmt *st;
+	bool queued;
+
+	if (!cfg_bool("triage.backtest") || *j->purpose || !j->candidate_id ||
+	    strcmp(job_str(j->change), "FAIL->PASS") || strcmp(job_str(j->verdict), "pass") ||
+	    job_record_not_reached(j))
+		return false;
+	st = db_stmt(db, sql_bt_queued_for);
+	if (!st)
+		return false;
+	sqlite3_bind_int64(st, 1, j->candidate_id);
+	queued = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_reset(st);
+	return !queued;
+}
+
+int backtest_queue(struct db *db, const struct job_record *j)
+{
+	struct base own, other;
+	struct buf why = BUF_INIT;
+	char **kept;
+	int n, queued = 0, ret = 0;
+
+	if (!wants_backtest(db, j) || base_parse(j->base, &own))
+		return 0;
+	kept = bases_kept(&n);
+	buf_addf(&why, "back-test of job %lld's fix on every kept series", (long long)j->id);
+	for (int i = 0; i < n && !ret; i++) {
+		struct job_spec spec = { 0 };
+
+		if (base_parse(kept[i], &other) || !strcmp(other.series, own.series))
+			continue;
+		spec.bug_id = j->bug_id;
+		spec.candidate_id = j->candidate_id;
+		spec.parent_id = j->id;
+		spec.kind = "test";
+		spec.purpose = "backtest";
+		spec.base = kept[i];
+		spec.base_reason = why.ptr;
+		spec.patch_count = j->patch_count;
+		spec.with_baseline = true;
+		ret = job_enqueue(db, &spec, NULL);
+		queued++;
+	}
+	if (!ret && queued)
+		log_info("backtest: job %lld: the fix queued on %d other series", (long long)j->id,
+			 queued);
+	bases_free(kept, n);
+	buf_release(&why);
+	return ret;
+}
+
+static int post_matrix(struct db *db, const struct job_record *fix, const struct backtest *bt)
+{
+	struct buf text = BUF_INIT, marker = BUF_INIT;
+	int ret;
+
+	buf_addf(&marker, "bugbridge-backtest: job %lld", (long long)fix->id);
+	buf_addstr(&text, "bugbridge back-test: the fix on every kept series\n\n");
+	if (fix->candidate_id) {
+		buf_addstr(&text, "Patch:    ");
+		triage_add_clean(&text, fix->cand.name, 200);
+		buf_addf(&text, "\nsha256:   %s\n\n", fix->cand.sha256);
+	}
+	backtest_text(bt, &text);
+	buf_addstr(&text, "\nApplies: whether the patch applies to that series' kernel;"
+		   " unpatched and patched: the suite's verdict without and with it"
+		   " (FAIL names the failing tests).\n\nJob:      ");
+	triage_job_url(fix->id, &text);
+	buf_addf(&text, "\n\n%s\n", marker.ptr);
+	ret = outbox_add(db, "comment", fix->bug_id, fix->id, marker.ptr, text.ptr);
+	if (!ret)
+		log_info("backtest: job %lld: matrix of %d series queued as a comment",
+			 (long long)fix->id, bt->n);
+	buf_release(&text);
+	buf_release(&marker);
+	return ret;
+}
+
+int backtest_job_done(struct db *db, const struct job_record *j)
+{
+	struct job_record fix = JOB_RECORD_INIT;
+	struct backtest bt;
+	int ret = -1;
+
+	if (!j->parent_id || job_record_load(db, j->parent_id, 0, &fix) <= 0) {
+		error("backtest: job %lld has no fix job", (long long)j->id);
+		return -1;
+	}
+	if (backtest_load(db, fix.id, &bt))
+		goto out;
+	ret = bt.pending ? 0 : post_matrix(db, &fix, &bt);
+	backtest_release(&bt);
+out:
+	job_record_release(&fix);
+	return ret;
+}
