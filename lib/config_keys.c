@@ -190,7 +190,13 @@ const struct config_key config_keys[] = {
 	{ "lava", "priority", CONF_STR, "medium", NULL, 0,
 	  "LAVA job priority: high, medium, low or 0-100" },
 	{ "lava", "visibility", CONF_ENUM, "public", "public|personal", 0,
-	  "who may see the LAVA jobs" },
+	  "who may see the LAVA jobs of public bugs" },
+	{ "lava", "private_visibility", CONF_ENUM, "personal", "personal|group|refuse", 0,
+	  "the LAVA jobs of private bugs ([tracker] private_bugs = test): personal (the token's"
+	  " user), group (the private_groups), or refuse (never sent to the lab: an infra-error"
+	  " saying so); never public" },
+	{ "lava", "private_groups", CONF_LIST, "", NULL, 0,
+	  "LAVA groups that may see the jobs of private bugs (private_visibility = group)" },
 	{ "lava", "job_timeout", CONF_INT, "1800", NULL, 0,
 	  "seconds a LAVA job may run (LAVA's job timeout); past it plus a minute, the runner"
 	  " cancels it and the boot is an infra-error" },

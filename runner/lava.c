@@ -46,6 +46,7 @@
 #include "httpc.h"
 #include "log.h"
 #include "hex.h"
+#include "privacy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -574,6 +575,40 @@ static int judge(struct lava *l, struct boot *b, const struct buf *console, cons
 	return 0;
 }
 
+/*
+ * Who may see the LAVA job: a private bug's job is never public (the lab
+ * would show its patch's kernel, its console and its name to anyone), so
+ * it is personal, a group's, or not sent at all.  -1: not sent (r->infra).
+ */
+static int choose_visibility(struct run *r, struct lava_def *d)
+{
+	const char *private_as = cfg_str("lava.private_visibility");
+	bool failed = false;
+
+	d->visibility = cfg_str("lava.visibility");
+	if (!job_is_private(r->db, r->job->id, &failed))
+		return 0;
+	if (failed) {
+		buf_addstr(&r->infra, "cannot tell whether the job is private: not sent to LAVA");
+		return -1;
+	}
+	if (!strcmp(private_as, "refuse")) {
+		buf_addstr(&r->infra, "the job is of a private bug and [lava] private_visibility ="
+			   " refuse: not sent to the LAVA lab");
+		return -1;
+	}
+	d->visibility = private_as;
+	if (!strcmp(private_as, "group")) {
+		d->groups = config_split_list(cfg_str("lava.private_groups"), &d->ngroups);
+		if (!d->ngroups) {
+			buf_addstr(&r->infra, "[lava] private_visibility = group but no"
+				   " private_groups: the private job is not sent to the LAVA lab");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int lava_boot(struct run *r, struct variant *v, struct boot *b, struct buf *console)
 {
 	struct lava l;
@@ -584,6 +619,8 @@ int lava_boot(struct run *r, struct variant *v, struct boot *b, struct buf *cons
 	int ret = -1, rc;
 
 	if (lava_init(&l, r))
+		goto out;
+	if (choose_visibility(r, &d))
 		goto out;
 	row_add(&l, v, b);
 	if (lava_art_publish(r, v, b, l.row, &l.art, &url))
@@ -607,7 +644,6 @@ int lava_boot(struct run *r, struct variant *v, struct boot *b, struct buf *cons
 	d.job_name = name.ptr;
 	d.device_type = cfg_str("lava.device_type");
 	d.priority = cfg_str("lava.priority");
-	d.visibility = cfg_str("lava.visibility");
 	d.job_timeout = cfg_int("lava.job_timeout");
 	d.test_timeout = b->sb->timeout && b->sb->timeout < cfg_int("runner.boot_timeout")
 			 ? b->sb->timeout : cfg_int("runner.boot_timeout");
@@ -639,6 +675,7 @@ int lava_boot(struct run *r, struct variant *v, struct boot *b, struct buf *cons
 out:
 	lava_art_withdraw(r, &l.art);
 	lava_release(&l);
+	config_list_free(d.groups);
 	buf_release(&url);
 	buf_release(&def);
 	buf_release(&append);

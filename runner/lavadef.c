@@ -125,6 +125,21 @@ static json_object *action(const char *name, json_object *body)
 	return o;
 }
 
+/* LAVA's forms: "public", "personal", or {"group": [names]}. */
+static json_object *visibility(const struct lava_def *d)
+{
+	json_object *names, *o;
+
+	if (strcmp(d->visibility, "group"))
+		return json_object_new_string(d->visibility);
+	names = json_object_new_array();
+	for (int i = 0; i < d->ngroups; i++)
+		json_object_array_add(names, json_object_new_string(d->groups[i]));
+	o = json_object_new_object();
+	json_object_object_add(o, "group", names);
+	return o;
+}
+
 void lava_definition(const struct lava_def *d, struct buf *out)
 {
 	json_object *job = json_object_new_object(), *ctx = json_object_new_object();
@@ -137,7 +152,7 @@ void lava_definition(const struct lava_def *d, struct buf *out)
 	json_object_object_add(job, "device_type", json_object_new_string(d->device_type));
 	json_object_object_add(job, "priority", *end || !*d->priority
 			       ? json_object_new_string(d->priority) : json_object_new_int64(prio));
-	json_object_object_add(job, "visibility", json_object_new_string(d->visibility));
+	json_object_object_add(job, "visibility", visibility(d));
 	json_object_object_add(timeouts, "job", seconds(d->job_timeout));
 	json_object_object_add(timeouts, "action", seconds(d->job_timeout));
 	json_object_object_add(timeouts, "connection", seconds(d->job_timeout));

@@ -13,7 +13,10 @@ struct scenario_boot;
 
 #define LAVA_SUITE_END "# bbsuite exit status"
 struct lava_def {
-	const char *job_name, *device_type, *priority, *visibility;
+	const char *job_name, *device_type, *priority;
+	const char *visibility;			/* public, personal or group */
+	char **groups;				/* visibility = group: who may see */
+	int ngroups;
 	long job_timeout, test_timeout;		/* seconds */
 	const char *kernel_url, *ramdisk_url;
 	const char *images_url;			/* images at <images_url>/NAME.img */

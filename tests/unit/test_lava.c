@@ -124,6 +124,21 @@ static void test_definition(void **state)
 	assert_string_equal(json_object_get_string(json_object_object_get(img, "image_arg")),
 			    "-kernel {kernel} -append \"console=ttyS0 panic=-1 oops=panic"
 			    " loglevel=7 scsi_debug.x=1 bbsuite.only=sd-read\"");
+	assert_string_equal(json_object_get_string(json_object_object_get(root, "visibility")),
+			    "public");
+	json_object_put(root);
+	/* a private bug's job in a group's sight: LAVA's {"group": [names]} form */
+	char *groups[] = { "security", "scsi-maint", NULL };
+	d.visibility = "group";
+	d.groups = groups;
+	d.ngroups = 2;
+	buf_reset(&def);
+	lava_definition(&d, &def);
+	root = json_tokener_parse(def.ptr);
+	assert_non_null(root);
+	v = json_object_object_get(json_object_object_get(root, "visibility"), "group");
+	assert_int_equal(json_object_array_length(v), 2);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 1)), "scsi-maint");
 	json_object_put(root);
 	scenario_release(&sc);
 	buf_release(&err);
