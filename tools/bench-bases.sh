@@ -25,28 +25,15 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 BB_BUILD=${BB_BUILD:-$SRC/build}
 CACHE=${BENCH_CACHE:-/var/tmp/bugbridge-bench-bases}
 DEBS=${BENCH_DEBS:-$HOME/.cache/bugbridge-bench-debs}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bbbench.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
 [ -r /usr/src/linux-source-6.12.tar.xz ] || { echo "# no linux-source-6.12: nothing to measure"; exit 0; }
-
-rm -rf "$CACHE"
-mkdir -p "$CACHE" "$DEBS"
-cat >"$WORK/bb.conf" <<EOF2
-[db]
-path = $WORK/bb.db
-[log]
-level = warn
-[runner]
-cache_dir = $CACHE
-patches_dir = $SRC/kernel-patches
+. "$SRC/tools/benchlib.sh"
+mkdir -p "$DEBS"
+bench_setup "$CACHE" <<EOF2
 deb_dir = $DEBS
 coverage = false
 build_timeout = 7200
 EOF2
-export BUGBRIDGE_CONFIG="$WORK/bb.conf"
-bb() { "$BB_BUILD/bugbridge" "$@"; }
 runner() { "$BB_BUILD/bugbridge-runner" "$@"; }
-q() { sqlite3 -batch -noheader "$WORK/bb.db" "$@"; }
 now() { date +%s.%N; }
 since() { echo "$(now) $1" | awk '{ printf "%.1f s", $1 - $2 }'; }
 job_secs() { q "SELECT printf('%.1f s', max(finished_at) - min(started_at)) FROM job_stages WHERE job_id = $1"; }

@@ -16,23 +16,9 @@ set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BB_BUILD=${BB_BUILD:-$SRC/build}
 CACHE=${BENCH_CACHE:-/var/tmp/bugbridge-bench}
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bbbench.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-
-rm -rf "$CACHE"
-mkdir -p "$CACHE"
-cat >"$WORK/bb.conf" <<EOF2
-[db]
-path = $WORK/bb.db
-[log]
-level = warn
-[runner]
-cache_dir = $CACHE
-patches_dir = $SRC/kernel-patches
-EOF2
-export BUGBRIDGE_CONFIG="$WORK/bb.conf" BUGBRIDGE_KEEP_TREES=1
-bb() { "$BB_BUILD/bugbridge" "$@"; }
-q() { sqlite3 -batch -noheader "$WORK/bb.db" "$@"; }
+. "$SRC/tools/benchlib.sh"
+bench_setup "$CACHE" </dev/null
+export BUGBRIDGE_KEEP_TREES=1
 bb db migrate >/dev/null 2>&1
 
 stage() { q "SELECT printf('%.1f s', finished_at - started_at) FROM job_stages
