@@ -398,7 +398,8 @@ void fetch_evict(struct run *r, const char *basedir)
 
 	for (int i = 0; i < n; i++)
 		total += v[i].bytes;
-	qsort(v, n, sizeof(*v), by_use);
+	if (n > 1)	/* qsort wants an array: none when no release is held */
+		qsort(v, n, sizeof(*v), by_use);
 	for (int i = 0; i < n && total > bound; i++) {
 		if (!strcmp(v[i].name, r->job->base))
 			continue;	/* the job's own: it is about to be used */
@@ -438,7 +439,8 @@ int fetch_only(struct db *db, const char *base, const volatile sig_atomic_t *sto
 	       r.base_tree);
 	buf_addf(&dir, "%s/base", r.cache);
 	n = list_releases(&r, dir.ptr, &v);
-	qsort(v, n, sizeof(*v), by_use);
+	if (n > 1)	/* qsort wants an array: none when no release is held */
+		qsort(v, n, sizeof(*v), by_use);
 	for (int i = n - 1; i >= 0; i--)	/* most recently used first */
 		printf("bugbridge-runner: release %s: %lld MiB\n", v[i].name, v[i].bytes >> 20);
 	ret = 0;
