@@ -7,6 +7,7 @@
 #include "child.h"
 #include "xalloc.h"
 #include "log.h"
+#include "safefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -184,10 +185,12 @@ static int setup_streams(struct child *ch, struct stream *s, int *cap_w, int *lo
 		return error("child: pipe: %s", strerror(errno));
 	if (!ch->log_path)
 		return 0;
-	s[1].log_fd = open(ch->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	/* a log is a regular file, never a link or a FIFO (lib/safefile) */
+	s[1].log_fd = safe_open_path(ch->log_path, SAFE_APPEND);
 	if (s[1].log_fd < 0) {
 		ch->log_errno = errno;
-		return error("child: cannot open the log '%s': %s", ch->log_path, strerror(errno));
+		return error("child: cannot open the log '%s': %s", ch->log_path,
+			     safe_strerror(errno));
 	}
 	if (open_pipe(&s[1], log_w))
 		return error("child: pipe: %s", strerror(errno));

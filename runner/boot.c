@@ -27,9 +27,11 @@
 #include "config.h"
 #include "log.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CRASHED "kernel crashed before the test reported"
 #define CUT "the result was in the console output cut ([runner] max_console)"
@@ -121,6 +123,56 @@ out:
 	return same;
 }
 
+/* A bzImage of tinyconfig is about 1 MiB, of a gcov kernel a few. */
+#define KERNEL_MAX (256 << 20)
+
+/*
+ * The kernel QEMU or the LAVA lab boots: the build's out/arch/x86/boot/bzImage
+ * copied through lib/safefile to <variant dir>/bzImage, ours, once a
+ * variant.  So a build that leaves a link there (to the database, to
+ * another job's kernel) has it refused, and QEMU's bind mount and the LAVA
+ * artifacts never follow anything the build made.  0 with the copy's path
+ * in kernel; -1 with the verdict (the tree's doing) or r->infra set.
+ */
+static int boot_kernel(struct run *r, struct variant *v, struct buf *kernel)
+{
+	struct buf built = BUF_INIT, why = BUF_INIT;
+	int in = -1, out = -1, ret = -1;
+
+	buf_addf(kernel, "%s/bzImage", v->dir);
+	if (path_exists(kernel->ptr))
+		return 0;
+	buf_addf(&built, "%s/arch/x86/boot/bzImage", v->out);
+	in = job_open(r, built.ptr, SAFE_READ);
+	if (in < 0) {
+		buf_addf(&why, "bugbridge refused the built kernel out/arch/x86/boot/bzImage: %s",
+			 safe_strerror(errno));
+		if (v->npatches)
+			stage_fail(v, "build-failed", why.ptr);
+		else
+			stage_blame(r, FAULT_OURS, "%s", why.ptr);
+		goto out;
+	}
+	out = job_open(r, kernel->ptr, SAFE_WRITE);
+	if (out < 0 || safe_copy_fd(in, out, KERNEL_MAX) || close(out)) {
+		buf_addf(&r->infra, "cannot copy the kernel to '%s': %s", kernel->ptr,
+			 safe_strerror(errno));
+		out = -1;
+		unlink(kernel->ptr);
+		goto out;
+	}
+	out = -1;
+	ret = 0;
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	buf_release(&built);
+	buf_release(&why);
+	return ret;
+}
+
 /*
  * One boot: 0 and the results in v, or -1 (v->verdict or r->infra set).
  * *cut (when not NULL): console bytes beyond max_console, dropped.
@@ -134,7 +186,8 @@ static int boot_once(struct run *r, struct variant *v, const struct scenario_boo
 	bool panicked;
 	int ret = -1;
 
-	buf_addf(&kernel, "%s/arch/x86/boot/bzImage", v->out);
+	if (boot_kernel(r, v, &kernel))
+		goto out;
 	buf_addf(&initrd, "%s/initramfs.cpio", r->jobdir);
 	buf_addf(&images, "%s/images", v->dir);
 	if (only)

@@ -80,8 +80,9 @@ static enum fault make_failed(struct run *r, const char *log_path, struct buf *w
 	struct buf logtext = BUF_INIT;
 	enum fault ret = FAULT_PATCH;
 
+	/* our own log of the build's output (capped as it was written): never a link */
 	buf_init(&logtext, 64 << 20);
-	buf_read_file(&logtext, log_path);
+	safe_read_path(log_path, 64 << 20, &logtext);
 	/* a full disk under the tree is the infrastructure's fault, not the patch's */
 	if (strstr(logtext.ptr, "No space left on device")) {
 		buf_addf(&r->infra, "the build ran out of disk space (see %s)", log_path);
@@ -111,9 +112,14 @@ int build_uts_version(const struct variant *v, struct buf *out)
 	const char *start, *end;
 	int ret = -1;
 
+	/* the build's output: through lib/safefile (a line, not a FIFO or a link) */
 	buf_addf(&path, "%s/include/generated/utsversion.h", v->out);
-	if (buf_read_file(&text, path.ptr))
+	if (job_read(v->run, path.ptr, 64 << 10, &text)) {
+		if (errno != ENOENT)
+			log_warn("runner: %s: refused to read '%s': %s", v->name, path.ptr,
+				 safe_strerror(errno));
 		goto out;
+	}
 	start = strstr(text.ptr, "UTS_VERSION \"");
 	if (!start)
 		goto out;

@@ -25,6 +25,8 @@
  */
 #include "coverage.h"
 #include "run.h"
+#include "stage.h"
+#include "paths.h"
 #include "base64.h"
 #include "buf.h"
 #include "xalloc.h"
@@ -110,25 +112,40 @@ int coverage_blobs(const char *text, size_t len, struct gcda_blob **out, int *n)
 	return *n;
 }
 
+/*
+ * The guest's files go where the build put drivers/scsi, which the build
+ * (untrusted) made: through lib/safefile, so a symlink anywhere on the way
+ * (out/drivers/scsi replaced after vmlinux linked) is refused, and said so
+ * in the coverage log, never followed.
+ */
+static bool write_gcda(struct run *r, struct variant *v, const struct gcda_blob *b)
+{
+	struct buf rel = BUF_INIT, line = BUF_INIT, log = BUF_INIT;
+	bool ok;
+
+	buf_addf(&rel, "%s/%s", v->out, b->path);
+	ok = !job_write(r, rel.ptr, b->data, b->len);
+	if (!ok) {
+		buf_addf(&line, "bugbridge: refused to write the guest's %s to '%s': %s\n",
+			 b->path, rel.ptr, safe_strerror(errno));
+		log_warn("runner: %s: %.*s", v->name, (int)line.len - 1, line.ptr);
+		buf_addf(&log, "%s/%s-coverage.log", v->logs, v->name);
+		joblog_write(r, log.ptr, true, line.ptr, line.len);
+	}
+	buf_release(&rel);
+	buf_release(&line);
+	buf_release(&log);
+	return ok;
+}
+
 int coverage_collect(struct run *r, struct variant *v, const struct buf *console)
 {
 	struct gcda_blob *b;
 	int n, written = 0;
 
-	(void)r;
 	coverage_blobs(console->ptr, console->len, &b, &n);
-	for (int i = 0; i < n; i++) {
-		struct buf path = BUF_INIT;
-		int fd;
-
-		buf_addf(&path, "%s/%s", v->out, b[i].path);
-		fd = open(path.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd >= 0 && write(fd, b[i].data, b[i].len) == (ssize_t)b[i].len)
-			written++;
-		if (fd >= 0)
-			close(fd);
-		buf_release(&path);
-	}
+	for (int i = 0; i < n; i++)
+		written += write_gcda(r, v, &b[i]);
 	coverage_blobs_free(b, n);
 	v->gcda_files += written;
 	return written;

@@ -12,6 +12,7 @@
 #include "buf.h"
 #include "child.h"
 #include "log.h"
+#include "safefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,14 +26,14 @@ static void log_failed(struct run *r, const char *path, int err)
 	r->log_failed = true;
 	if (r->infra.len)
 		buf_addch(&r->infra, '\n');
-	buf_addf(&r->infra, "cannot write the log '%s': %s", path, strerror(err));
-	log_error("runner: cannot write the log '%s': %s", path, strerror(err));
+	buf_addf(&r->infra, "cannot write the log '%s': %s", path, safe_strerror(err));
+	log_error("runner: cannot write the log '%s': %s", path, safe_strerror(err));
 }
 
 int joblog_write(struct run *r, const char *path, bool append, const char *data, size_t len)
 {
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC);
-	int fd = open(path, flags, 0644), err = 0;
+	/* lib/safefile: a log is a regular file of ours, never a link or a FIFO */
+	int fd = safe_open_path(path, append ? SAFE_APPEND : SAFE_WRITE), err = 0;
 
 	if (fd < 0) {
 		log_failed(r, path, errno);

@@ -17,6 +17,7 @@
 #include "stage.h"
 #include "sandbox.h"
 #include "apply.h"
+#include "paths.h"
 #include "buf.h"
 #include "child.h"
 #include "xalloc.h"
@@ -30,6 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* A tinyconfig .config is about 30 KiB, allyesconfig's 300 KiB. */
+#define KCONFIG_MAX (4 << 20)
 
 /* "CONFIG_X=" set to anything in config? The value into val. */
 static bool find_value(const char *config, const char *name, size_t nlen, struct buf *val)
@@ -125,29 +129,26 @@ static int stage_fragments(struct run *r, struct variant *v, struct buf *all, ch
 	const char *variant = cfg_str("runner.config_variant");
 	const char *want[] = { "base", strcmp(variant, "base") ? variant : NULL,
 			       v->coverage ? "gcov" : NULL };
+	struct buf src = BUF_INIT, dst = BUF_INIT, text = BUF_INIT;
+	int ret = -1;
 
 	for (int i = 0; i < 3; i++) {
 		if (!want[i])
 			continue;
-		struct buf src = BUF_INIT, dst = BUF_INIT, text = BUF_INIT;
-		int fd;
+		buf_reset(&src);
+		buf_reset(&dst);
+		buf_reset(&text);
 		buf_addf(&src, "%s/configs/%s.config", r->patches_dir, want[i]);
 		buf_addf(&dst, "%s/bb-%s.config", v->out, want[i]);
 		if (buf_read_file(&text, src.ptr)) {
 			buf_addf(&r->infra, "cannot read config fragment '%s': %s", src.ptr,
 				 strerror(errno));
-			buf_release(&src);
-			buf_release(&dst);
-			buf_release(&text);
-			return -1;
+			goto out;
 		}
-		fd = open(dst.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0 || buf_write_fd(&text, fd) || close(fd)) {
-			buf_addf(&r->infra, "cannot write '%s'", dst.ptr);
-			buf_release(&src);
-			buf_release(&dst);
-			buf_release(&text);
-			return -1;
+		/* out/ is the build's: never through a link it left there */
+		if (job_write(r, dst.ptr, text.ptr, text.len)) {
+			buf_addf(&r->infra, "cannot write '%s': %s", dst.ptr, safe_strerror(errno));
+			goto out;
 		}
 		buf_addstr(all, text.ptr);
 		buf_addch(all, '\n');
@@ -155,28 +156,43 @@ static int stage_fragments(struct run *r, struct variant *v, struct buf *all, ch
 		buf_reset(&src);
 		buf_addf(&src, "bb-%s.config", want[i]);
 		(*names)[(*n)++] = buf_detach(&src, NULL);
-		buf_release(&dst);
-		buf_release(&text);
 	}
-	return 0;
+	ret = 0;
+out:
+	buf_release(&src);
+	buf_release(&dst);
+	buf_release(&text);
+	return ret;
 }
 
-/* 0 when every fragment option is in out/.config; else -1 (our fault, saying which). */
+/*
+ * 0 when every fragment option is in out/.config; else -1 (our fault,
+ * saying which).  The .config is the configure step's output, read through
+ * lib/safefile: one that is a link, a FIFO or huge is the tree's doing.
+ */
 static int check(struct run *r, struct variant *v, const char *frags)
 {
-	struct buf path = BUF_INIT, config = BUF_INIT, missing = BUF_INIT;
+	struct buf path = BUF_INIT, config = BUF_INIT, missing = BUF_INIT, why = BUF_INIT;
 	int ret = -1;
 
 	buf_addf(&path, "%s/.config", v->out);
-	if (buf_read_file(&config, path.ptr))
-		buf_addf(&r->infra, "cannot read '%s'", path.ptr);
-	else if (kconf_missing(frags, config.ptr, &missing))
+	if (job_read(r, path.ptr, KCONFIG_MAX, &config)) {
+		buf_addf(&why, "bugbridge refused to read out/.config: %s", safe_strerror(errno));
+		if (errno == ENOENT || errno == EIO)
+			buf_addf(&r->infra, "cannot read '%s': %s", path.ptr, strerror(errno));
+		else if (v->npatches)
+			stage_fail(v, "build-failed", why.ptr);
+		else
+			stage_blame(r, FAULT_OURS, "%s", why.ptr);
+	} else if (kconf_missing(frags, config.ptr, &missing)) {
 		stage_blame(r, FAULT_OURS, "config options did not stick: %s", missing.ptr);
-	else
+	} else {
 		ret = 0;
+	}
 	buf_release(&path);
 	buf_release(&config);
 	buf_release(&missing);
+	buf_release(&why);
 	return ret;
 }
 

@@ -17,6 +17,7 @@
 #include "db.h"
 #include "config.h"
 #include "hex.h"
+#include "safefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,24 +28,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#define ART_MAX (1ull << 30)
+
 DB_SQL(sql_lava_art_add,
        "INSERT INTO artifacts (token, job_id, dir, expires_at) VALUES (?, ?, ?, ?)");
 DB_SQL(sql_lava_art_del, "DELETE FROM artifacts WHERE token = ?");
 
+/*
+ * Copy one file for the worker through lib/safefile: the kernel is the
+ * variant's own copy of the build's bzImage (boot.c), and even so nothing
+ * published follows a link or reads a FIFO.
+ */
 static int copy_file(const char *from, const char *to)
 {
-	char chunk[65536];
-	int in, out, ret = -1;
-	ssize_t n = 0;
+	int in = safe_open_path(from, SAFE_READ), out = -1, ret = -1;
 
-	if (!link(from, to))
-		return 0;
-	in = open(from, O_RDONLY | O_CLOEXEC);
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	while (in >= 0 && out >= 0 && (n = read(in, chunk, sizeof(chunk))) > 0)
-		if (write(out, chunk, n) != n)
-			break;
-	if (in >= 0 && out >= 0 && n == 0)
+	if (in >= 0)
+		out = safe_open_path(to, SAFE_WRITE);
+	if (out >= 0 && !safe_copy_fd(in, out, ART_MAX))
 		ret = 0;
 	if (in >= 0)
 		close(in);
@@ -94,7 +95,7 @@ int lava_art_publish(struct run *r, const struct variant *v, const struct boot *
 	ret = *art_dir ? 0 : -2;
 	goto out;
 fail:
-	buf_addf(&r->infra, "cannot publish '%s' for LAVA: %s", path.ptr, strerror(errno));
+	buf_addf(&r->infra, "cannot publish '%s' for LAVA: %s", path.ptr, safe_strerror(errno));
 out:
 	buf_release(&path);
 	buf_release(&err);

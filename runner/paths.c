@@ -3,6 +3,8 @@
  * few file-system helpers the other runner files share.
  */
 #include "paths.h"
+#include "run.h"
+#include "safefile.h"
 #include "buf.h"
 #include "child.h"
 #include "cachedir.h"
@@ -123,4 +125,35 @@ int runner_patches_dir(struct buf *out)
 	if (!path_exists(out->ptr))
 		return error("runner: kernel-patches directory '%s' does not exist", out->ptr);
 	return 0;
+}
+
+/* path relative to the job dir, or NULL (errno EXDEV) when it is not below it. */
+static const char *job_rel(struct run *r, const char *path)
+{
+	const char *rel = r->jobdir ? safe_rel(r->jobdir, path) : NULL;
+
+	if (!rel)
+		errno = EXDEV;
+	return rel;
+}
+
+int job_open(struct run *r, const char *path, enum safe_how how)
+{
+	const char *rel = job_rel(r, path);
+
+	return rel ? safe_open(r->jobdir, rel, how) : -1;
+}
+
+int job_read(struct run *r, const char *path, size_t max, struct buf *out)
+{
+	const char *rel = job_rel(r, path);
+
+	return rel ? safe_read(r->jobdir, rel, max, out) : -1;
+}
+
+int job_write(struct run *r, const char *path, const void *data, size_t len)
+{
+	const char *rel = job_rel(r, path);
+
+	return rel ? safe_write(r->jobdir, rel, data, len) : -1;
 }

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include "buf.h"
+#include "safefile.h"
 
 /* The cache dir (lib/cachedir.h), created if missing. */
 int runner_cache_dir(struct buf *out);
@@ -25,5 +26,16 @@ bool path_exists(const char *path);
 /* A file's sha256 folded into ctx (missing file: its name only). */
 struct sha256;
 void hash_file(struct sha256 *ctx, const char *path);
+
+/*
+ * A file under the job's dir (an absolute path below r->jobdir) through
+ * lib/safefile: no symlink on the way below the job dir, regular files only,
+ * reads capped at max.  -1 and errno (safe_strerror() words it); EXDEV for a
+ * path not below the job dir.
+ */
+struct run;
+int job_open(struct run *r, const char *path, enum safe_how how);
+int job_read(struct run *r, const char *path, size_t max, struct buf *out);
+int job_write(struct run *r, const char *path, const void *data, size_t len);
 
 #endif

@@ -18,6 +18,7 @@
 #include "buf.h"
 #include "job.h"
 #include "log.h"
+#include "safefile.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -52,7 +53,7 @@ static void count_line(struct build_progress *p, const char *l)
 static void read_new(struct build_progress *p)
 {
 	char chunk[65536];
-	int fd = open(p->log_path, O_RDONLY | O_CLOEXEC);
+	int fd = safe_open_path(p->log_path, SAFE_READ);	/* a log: never a link or a FIFO */
 	ssize_t n;
 
 	if (fd < 0)

@@ -16,9 +16,11 @@
 #include "config.h"
 #include "log.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* drivers/scsi/NAME.c, not in a subdirectory: what the harness profiles. */
 static bool profiled(const char *file)
@@ -42,16 +44,34 @@ static void not_measured(struct reach *acc, const char *file, const char *why)
 	buf_addf(&acc->not_measured, "%s%s (%s)", acc->not_measured.len ? ", " : "", file, why);
 }
 
-/* `diff -U0 base/file tree/file` into *out (empty: the same); -1 when diff failed. */
+/* A changed source file larger than this is not measured. */
+#define SOURCE_MAX (16 << 20)
+
+/*
+ * `diff -U0 base/file tree/file` into *out (empty: the same); -1 when diff
+ * failed.  diff runs as us, so it never opens the job's tree, which the
+ * patch and the build wrote: the tree's file is read through lib/safefile
+ * (no link on the way, a regular file, capped) into a file of ours in the
+ * variant's dir, and diff compares the pristine base's with that.
+ */
 static int diff_file(struct run *r, struct variant *v, const char *file, struct buf *out)
 {
-	struct buf a = BUF_INIT, b = BUF_INIT;
+	struct buf a = BUF_INIT, b = BUF_INIT, text = BUF_INIT;
 	const char *argv[] = { "diff", "-U0", NULL, NULL, NULL };
 	struct child ch = CHILD_INIT;
 	int ret = -1;
 
+	buf_addf(&a, "%s/%s", v->tree, file);
+	if (job_read(r, a.ptr, SOURCE_MAX, &text)) {
+		log_warn("runner: %s: refused to read '%s': %s", v->name, a.ptr,
+			 safe_strerror(errno));
+		goto out;
+	}
+	buf_addf(&b, "%s/reach-new.c", v->dir);
+	if (job_write(r, b.ptr, text.ptr, text.len))
+		goto out;
+	buf_reset(&a);
 	buf_addf(&a, "%s/%s", r->base_tree, file);
-	buf_addf(&b, "%s/%s", v->tree, file);
 	argv[2] = a.ptr;
 	argv[3] = b.ptr;
 	ch.argv = argv;
@@ -59,8 +79,11 @@ static int diff_file(struct run *r, struct variant *v, const char *file, struct 
 	ch.timeout = 60;
 	if (!stage_child(r, &ch) && (ch.exit_code == 0 || ch.exit_code == 1))
 		ret = 0;
+	unlink(b.ptr);
+out:
 	buf_release(&a);
 	buf_release(&b);
+	buf_release(&text);
 	return ret;
 }
 
@@ -138,7 +161,7 @@ int coverage_measure(struct run *r, struct variant *v)
 	v->reach_measured = true;
 	buf_addf(&log, "reach: %s\n\n%s", acc->summary.ptr, acc->log.ptr);
 	buf_addf(&path, "%s/%s-coverage.log", v->logs, v->name);
-	joblog_write(r, path.ptr, false, log.ptr, log.len);
+	joblog_write(r, path.ptr, true, log.ptr, log.len);	/* after any refusal's line */
 	log_info("runner: %s: %s", v->name, acc->summary.ptr);
 	buf_release(&path);
 	buf_release(&log);

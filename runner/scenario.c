@@ -11,6 +11,7 @@
 #include "apply.h"
 #include "buf.h"
 #include "xalloc.h"
+#include "safefile.h"
 #include "log.h"
 
 #include <ctype.h>
@@ -214,14 +215,18 @@ const struct scenario_boot *scenario_boot_for(const struct scenario *sc, const c
 	return NULL;
 }
 
+/*
+ * The images dir is the build user's (QEMU writes the images): a file of
+ * it is opened through lib/safefile, never through a link left there.
+ */
 static int make_image(const struct scenario_image *im, const char *path, struct buf *err)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = safe_open_path(path, SAFE_WRITE);
 	unsigned char sector[512];
 	int ret = 0;
 
 	if (fd < 0) {
-		buf_addf(err, "cannot create '%s': %s", path, strerror(errno));
+		buf_addf(err, "cannot create '%s': %s", path, safe_strerror(errno));
 		return -1;
 	}
 	if (!im->lba_pattern) {

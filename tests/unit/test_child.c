@@ -1,7 +1,9 @@
 /*
  * Unit tests for lib/child: where a child's output goes, and that a log we
- * cannot write (/dev/full answers every write with ENOSPC, like a full
- * disk) is our error in log_errno, not the child's failure; and the clocks:
+ * cannot write (a file-size limit of ours stands in for a full disk: the
+ * writes fail part way, as they would with ENOSPC) is our error in
+ * log_errno, not the child's failure; that a log which is no regular file
+ * (/dev/full) is refused (lib/safefile); and the clocks:
  * a timeout or a cancel (seen by the tick) kills the child.
  */
 #include <setjmp.h>
@@ -9,9 +11,11 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "child.h"
@@ -25,14 +29,37 @@ static void test_log_full_is_ours(void **state)
 			       " echo 'line of build output, fifty bytes long.......'; i=$((i+1));"
 			       " done; exit 3", NULL };
 	struct child ch = CHILD_INIT;
+	struct rlimit old, small = { 64 << 10, 64 << 10 };
+	char path[] = "/tmp/bb-child-log-XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	ch.argv = argv;
+	ch.log_path = path;
+	ch.timeout = 60;
+	signal(SIGXFSZ, SIG_IGN);	/* a write past the limit then fails with EFBIG */
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small.rlim_max = old.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+	assert_int_equal(child_run(&ch), 0);
+	setrlimit(RLIMIT_FSIZE, &old);
+	unlink(path);
+	assert_int_equal(ch.exit_code, 3);	/* the child's own status, untouched */
+	assert_int_equal(ch.log_errno, EFBIG);
+}
+
+static void test_log_not_a_file(void **state)
+{
+	const char *argv[] = { "true", NULL };
+	struct child ch = CHILD_INIT;
 
 	(void)state;
 	ch.argv = argv;
 	ch.log_path = "/dev/full";
-	ch.timeout = 60;
-	assert_int_equal(child_run(&ch), 0);
-	assert_int_equal(ch.exit_code, 3);	/* the child's own status, untouched */
-	assert_int_equal(ch.log_errno, ENOSPC);
+	assert_int_equal(child_run(&ch), -1);
+	assert_int_equal(ch.log_errno, ENXIO);
 }
 
 static void test_log_unopenable(void **state)
@@ -181,6 +208,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log_full_is_ours),
+		cmocka_unit_test(test_log_not_a_file),
 		cmocka_unit_test(test_log_unopenable),
 		cmocka_unit_test(test_log_and_capture_split),
 		cmocka_unit_test(test_log_appends_both),
