@@ -7,6 +7,7 @@
 #include "child.h"
 #include "xalloc.h"
 #include "log.h"
+#include "ring.h"
 #include "safefile.h"
 
 #include <errno.h>
@@ -132,7 +133,47 @@ static void kill_group(pid_t pid, int sig)
 struct stream {
 	int fd;			/* read end, -1 when not used */
 	int log_fd;		/* -1: the capture */
+	size_t head_left;	/* log_max: what the log's head may still take */
+	struct ring tail;	/* log_max: the output after the head */
 };
+
+static void log_write(struct child *ch, struct stream *s, const char *data, size_t n)
+{
+	if (n && !ch->log_errno && write_in_full(s->log_fd, data, n) < 0)
+		ch->log_errno = errno;
+}
+
+/* A chunk for the log: to the file while the head has room, then to the tail. */
+static void log_chunk(struct child *ch, struct stream *s, const char *data, size_t n)
+{
+	size_t head = n;
+
+	ch->log_total += n;
+	if (ch->log_max) {
+		head = s->tail.len ? 0 : n < s->head_left ? n : s->head_left;
+		s->head_left -= head;
+	}
+	log_write(ch, s, data, head);
+	if (n > head)
+		ring_add(&s->tail, data + head, n - head);
+}
+
+/* At the end: the line saying what was cut, and the tail. */
+static void log_tail(struct child *ch, struct stream *s)
+{
+	struct buf b = BUF_INIT;
+
+	if (!s->tail.len)
+		return;
+	ch->log_cut = ch->log_total - (ch->log_max / 2 - s->head_left) - s->tail.len;
+	if (ch->log_cut)
+		buf_addf(&b, "\n[bugbridge: %llu bytes of output cut here: %llu were written, %s"
+			 " keeps the first and last %zu]\n", ch->log_cut, ch->log_total,
+			 ch->log_max_key ? ch->log_max_key : "the log", ch->log_max / 2);
+	ring_text(&s->tail, &b);
+	log_write(ch, s, b.ptr, b.len);
+	buf_release(&b);
+}
 
 static size_t drain(struct child *ch, struct stream *s)
 {
@@ -143,8 +184,7 @@ static size_t drain(struct child *ch, struct stream *s)
 	while (s->fd >= 0 && (n = read(s->fd, chunk, sizeof(chunk))) > 0) {
 		total += n;
 		if (s->log_fd >= 0) {
-			if (!ch->log_errno && write_in_full(s->log_fd, chunk, n) < 0)
-				ch->log_errno = errno;
+			log_chunk(ch, s, chunk, n);
 		} else if (ch->output) {
 			ch->output(ch->output_arg, chunk, n);
 		} else if (ch->capture) {
@@ -192,6 +232,8 @@ static int setup_streams(struct child *ch, struct stream *s, int *cap_w, int *lo
 		return error("child: cannot open the log '%s': %s", ch->log_path,
 			     safe_strerror(errno));
 	}
+	s[1].head_left = ch->log_max / 2;
+	ring_init(&s[1].tail, ch->log_max - ch->log_max / 2);
 	if (open_pipe(&s[1], log_w))
 		return error("child: pipe: %s", strerror(errno));
 	return 0;
@@ -290,6 +332,8 @@ static int finish(struct child *ch, struct stream *s, int status, double start)
 	/* Non-blocking: a grandchild outside the group may hold a pipe. */
 	drain(ch, &s[0]);
 	drain(ch, &s[1]);
+	if (s[1].log_fd >= 0)
+		log_tail(ch, &s[1]);
 	ch->seconds = now_seconds() - start;
 	if (WIFEXITED(status))
 		ch->exit_code = WEXITSTATUS(status);
@@ -307,13 +351,14 @@ static int finish(struct child *ch, struct stream *s, int status, double start)
 
 int child_run(struct child *ch)
 {
-	struct stream streams[2] = { { -1, -1 }, { -1, -1 } };
+	struct stream streams[2] = { { .fd = -1, .log_fd = -1 }, { .fd = -1, .log_fd = -1 } };
 	int cap_w = -1, log_w = -1, ret = -1;
 	double start = now_seconds();
 
 	ch->timed_out = ch->cancelled = false;
 	ch->exit_code = -1;
 	ch->log_errno = 0;
+	ch->log_total = ch->log_cut = 0;
 	if (setup_streams(ch, streams, &cap_w, &log_w) || spawn(ch, streams, &cap_w, &log_w))
 		goto out;
 	ret = finish(ch, streams, wait_child(ch, streams, start), start);
@@ -321,6 +366,7 @@ out:
 	close_streams(streams, 2);
 	if (streams[1].log_fd >= 0)
 		close(streams[1].log_fd);
+	ring_release(&streams[1].tail);
 	if (cap_w >= 0)
 		close(cap_w);
 	if (log_w >= 0)

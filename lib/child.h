@@ -32,6 +32,13 @@ struct child {
 	const char *cwd;
 	const char *stdin_path;		/* NULL: /dev/null */
 	const char *log_path;		/* stdout+stderr appended here */
+	/*
+	 * 0: all of it; else the log keeps the output's first log_max/2 bytes
+	 * as they come, its last log_max/2 (written at the end) and between
+	 * them a line saying how much was cut, naming log_max_key
+	 */
+	size_t log_max;
+	const char *log_max_key;
 	struct buf *capture;		/* stdout (and stderr when log_path is NULL) */
 	/* or, instead of capture, each chunk of that output as it comes */
 	void (*output)(void *arg, const char *data, size_t len);
@@ -53,6 +60,8 @@ struct child {
 	 * rest of the output was read and dropped, so the child never noticed.
 	 */
 	int log_errno;
+	unsigned long long log_total;	/* bytes of output for the log */
+	unsigned long long log_cut;	/* of those, left out by log_max */
 };
 
 #define CHILD_INIT { 0 }

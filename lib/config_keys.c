@@ -164,6 +164,9 @@ const struct config_key config_keys[] = {
 	  "seconds of wall clock a guest may run before it is killed" },
 	{ "runner", "max_console", CONF_INT, "16777216", NULL, 0,
 	  "bytes of guest console kept; the rest is dropped" },
+	{ "runner", "max_build_log", CONF_INT, "16777216", NULL, 0,
+	  "bytes of output kept per log of configure and build (its first and last halves);"
+	  " a patch whose configure or build writes more gets build-failed" },
 	{ "runner", "sandbox", CONF_ENUM, "auto", "auto|bwrap|unshare|none", 0,
 	  "how apply, builds and QEMU are confined: bwrap (auto: when it works); unshare"
 	  " (no network only) and none need unconfined = true" },

@@ -207,6 +207,9 @@ enum fault build_kernel(struct run *r, struct variant *v, struct buf *why)
 	v->build_objects = progress.done;
 	if (joblog_child(r, &ch))
 		goto out;
+	/* a flood is the tree's verdict, whatever make said */
+	if (stage_flooded(&ch, "the build", why) && (ret = FAULT_PATCH))
+		goto out;
 	if (rc) {
 		if (ch.timed_out && v->npatches) {
 			buf_addf(why, "the build took longer than %d s", ch.timeout);

@@ -10,7 +10,7 @@
  */
 #include "console.h"
 #include "buf.h"
-#include "xalloc.h"
+#include "ring.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,28 +21,7 @@ void console_init(struct console *c, size_t cap)
 	if (cap < 2)
 		cap = 2;
 	buf_init(&c->head, cap / 2);
-	c->ring_cap = cap - cap / 2;
-}
-
-static void ring_add(struct console *c, const char *data, size_t len)
-{
-	if (!c->ring) {
-		c->ring = xmalloc(c->ring_cap);
-	}
-	if (len >= c->ring_cap) {
-		memcpy(c->ring, data + len - c->ring_cap, c->ring_cap);
-		c->ring_len = c->ring_cap;
-		c->ring_next = 0;
-		return;
-	}
-	while (len) {
-		size_t room = c->ring_cap - c->ring_next, n = len < room ? len : room;
-		memcpy(c->ring + c->ring_next, data, n);
-		c->ring_next = (c->ring_next + n) % c->ring_cap;
-		c->ring_len = c->ring_len + n < c->ring_cap ? c->ring_len + n : c->ring_cap;
-		data += n;
-		len -= n;
-	}
+	ring_init(&c->tail, cap - cap / 2);
 }
 
 void console_add(void *arg, const char *data, size_t len)
@@ -51,40 +30,33 @@ void console_add(void *arg, const char *data, size_t len)
 	size_t room = c->head.cap - c->head.len;
 
 	c->total += len;
-	if (!c->ring_len) {
+	if (!c->tail.len) {
 		size_t n = len < room ? len : room;
 		buf_add(&c->head, data, n);
 		data += n;
 		len -= n;
 	}
 	if (len)
-		ring_add(c, data, len);
+		ring_add(&c->tail, data, len);
 }
 
 unsigned long long console_cut_bytes(const struct console *c)
 {
-	return c->total - c->head.len - c->ring_len;
+	return c->total - c->head.len - c->tail.len;
 }
 
 void console_text(const struct console *c, struct buf *out)
 {
-	size_t start = c->ring_len < c->ring_cap ? 0 : c->ring_next;
-
 	buf_add(out, c->head.ptr, c->head.len);
 	if (console_cut_bytes(c))
 		buf_addf(out, "\n[bugbridge: %llu bytes of console output cut here:"
 			 " the guest wrote %llu, [runner] max_console keeps %zu]\n",
-			 console_cut_bytes(c), c->total, c->head.cap + c->ring_cap);
-	if (!c->ring_len)
-		return;
-	buf_add(out, c->ring + start, c->ring_len - start);
-	if (start)
-		buf_add(out, c->ring, start);
+			 console_cut_bytes(c), c->total, c->head.cap + c->tail.cap);
+	ring_text(&c->tail, out);
 }
 
 void console_release(struct console *c)
 {
 	buf_release(&c->head);
-	free(c->ring);
-	c->ring = NULL;
+	ring_release(&c->tail);
 }

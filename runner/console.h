@@ -7,11 +7,11 @@
 
 #include <stddef.h>
 #include "buf.h"
+#include "ring.h"
 
 struct console {
 	struct buf head;		/* the first max_console/2 bytes */
-	char *ring;			/* the latest ring_cap bytes */
-	size_t ring_cap, ring_len, ring_next;
+	struct ring tail;		/* the latest max_console/2 */
 	unsigned long long total;	/* bytes the guest wrote */
 };
 void console_init(struct console *c, size_t cap);

@@ -102,6 +102,7 @@ static int sandboxed_make(struct run *r, struct variant *v, const char *const *a
 	struct sandbox_cmd cmd;
 	struct child ch = CHILD_INIT;
 	const char *env[] = { "KCONFIG_NOSILENTUPDATE=", "ARCH=x86_64", NULL };
+	struct buf flood = BUF_INIT;
 	int ret;
 
 	sandbox_wrap(&sb, args, &cmd);
@@ -114,11 +115,18 @@ static int sandboxed_make(struct run *r, struct variant *v, const char *const *a
 	ret = stage_child(r, &ch);
 	if (joblog_child(r, &ch)) {
 		ret = -1;
+	} else if (stage_flooded(&ch, "configuring the kernel", &flood)) {
+		if (v->npatches)	/* the patched tree's Kconfig and scripts ran */
+			stage_fail(v, "build-failed", flood.ptr);
+		else
+			stage_blame(r, FAULT_OURS, "%s", flood.ptr);
+		ret = -1;
 	} else if (!ret && ch.exit_code) {
 		buf_addf(&r->infra, "configuring the kernel failed (see %s)", log_path);
 		ret = -1;
 	}
 	sandbox_cmd_release(&cmd);
+	buf_release(&flood);
 	return ret;
 }
 
@@ -228,7 +236,7 @@ int kconfig_configure(struct run *r, struct variant *v)
 	if (sandboxed_make(r, v, tiny, false, log_path.ptr) ||
 	    sandboxed_make(r, v, merge, true, log_path.ptr) ||
 	    sandboxed_make(r, v, olddef, false, log_path.ptr)) {
-		if (!r->infra.len)	/* joblog.c may have said why */
+		if (!r->infra.len && !v->verdict)	/* joblog.c may have said why */
 			buf_addstr(&r->infra, "configuring the kernel was interrupted");
 		goto out;
 	}

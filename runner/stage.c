@@ -80,9 +80,24 @@ bool stage_interrupted(struct run *r)
 int stage_child(struct run *r, struct child *ch)
 {
 	ch->cancel = &r->cancel;
+	/* untrusted output never fills the disk: a log keeps its head and tail */
+	if (ch->log_path && !ch->log_max) {
+		ch->log_max = cfg_int("runner.max_build_log");
+		ch->log_max_key = "[runner] max_build_log";
+	}
 	ch->tick = stage_tick;
 	ch->tick_arg = r;
 	return child_run(ch);
+}
+
+bool stage_flooded(const struct child *ch, const char *what, struct buf *why)
+{
+	if (!ch->log_cut)
+		return false;
+	buf_addf(why, "%s wrote %llu bytes of output, more than [runner] max_build_log (%zu)"
+		 " keeps: its first and last halves are in the log, %llu bytes cut", what,
+		 ch->log_total, ch->log_max, ch->log_cut);
+	return true;
 }
 
 int stage_begin(struct run *r, struct variant *v, const char *stage)

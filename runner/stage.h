@@ -26,9 +26,15 @@ void stage_tick(void *arg);
 bool stage_interrupted(struct run *r);
 /*
  * child_run(ch) with the job's tick and cancel flag: the lease stays alive
- * and a cancel, a lost lease or SIGTERM kills the child.  child_run's result.
+ * and a cancel, a lost lease or SIGTERM kills the child; its log (if any)
+ * keeps [runner] max_build_log bytes, head and tail.  child_run's result.
  */
 int stage_child(struct run *r, struct child *ch);
+/*
+ * After a stage_child of untrusted code: did its output pass max_build_log?
+ * Then a flood, the tree's doing: why says so (the log keeps head and tail).
+ */
+bool stage_flooded(const struct child *ch, const char *what, struct buf *why);
 /* End the current stage "ok", begin the next (job_stages + progress); v NULL: patched. */
 int stage_begin(struct run *r, struct variant *v, const char *stage);
 /* A note on the current stage, shown on the job page (kept when it ends ok). */

@@ -50,6 +50,37 @@ static void test_log_full_is_ours(void **state)
 	assert_int_equal(ch.log_errno, EFBIG);
 }
 
+/* A flood keeps its first and last halves of log_max, with a line saying what was cut. */
+static void test_log_capped(void **state)
+{
+	const char *argv[] = { "sh", "-c", "echo first-line; i=0; while [ $i -lt 4000 ]; do"
+			       " echo 'line of build output, fifty bytes long.......'; i=$((i+1));"
+			       " done; echo last-line", NULL };
+	struct child ch = CHILD_INIT;
+	struct buf text = BUF_INIT;
+	char path[] = "/tmp/bb-child-log-XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	ch.argv = argv;
+	ch.log_path = path;
+	ch.log_max = 4096;
+	ch.log_max_key = "[runner] max_build_log";
+	assert_int_equal(child_run(&ch), 0);
+	assert_int_equal(buf_read_file(&text, path), 0);
+	unlink(path);
+	assert_int_equal(ch.log_total, 11 + 4000 * 46 + 10);
+	assert_int_equal(ch.log_cut, ch.log_total - 4096);
+	assert_true(text.len < 4096 + 200);
+	assert_true(buf_starts_with(&text, "first-line\n"));
+	assert_non_null(strstr(text.ptr, "bytes of output cut here: 184021 were written,"
+			       " [runner] max_build_log keeps the first and last 2048]\n"));
+	assert_string_equal(text.ptr + text.len - 10, "last-line\n");
+	buf_release(&text);
+}
+
 static void test_log_not_a_file(void **state)
 {
 	const char *argv[] = { "true", NULL };
@@ -209,6 +240,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log_full_is_ours),
 		cmocka_unit_test(test_log_not_a_file),
+		cmocka_unit_test(test_log_capped),
 		cmocka_unit_test(test_log_unopenable),
 		cmocka_unit_test(test_log_and_capture_split),
 		cmocka_unit_test(test_log_appends_both),
