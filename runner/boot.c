@@ -200,7 +200,7 @@ static int boot_once(struct run *r, struct variant *v, const struct scenario_boo
 	if (lava_enabled())
 		r->accel = "lava";	/* the lab's device type says the rest */
 	else if (!r->accel)
-		qemu_pick_accel(r, kernel.ptr, initrd.ptr);
+		qemu_pick_accel(r);
 	b.sb = sb;
 	b.kernel = kernel.ptr;
 	b.initrd = initrd.ptr;

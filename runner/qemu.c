@@ -16,15 +16,21 @@
  *
  * The accelerator: /dev/kvm existing proves nothing (on nested setups a 6.1
  * guest dies in early FPU init, see KERNEL-NOTES), so `accel = auto` boots
- * the job's own kernel once under KVM with a probe initramfs whose /init
- * prints a marker; only if the marker appears is KVM used.  The answer is
- * kept for the life of the runner process and recorded in each verdict.
+ * a kernel once under KVM with a probe initramfs whose /init prints a
+ * marker; only if the marker appears is KVM used.  That kernel is the
+ * seed's, the base as bugbridge built it, never a job's patched kernel: a
+ * patch must not decide how every later job's guest runs (one that hangs
+ * under KVM would send them all to TCG; one that prints the marker from a
+ * hostile boot would vouch for KVM).  No seed: TCG, not remembered.  The
+ * answer is kept for the life of the runner process and recorded in each
+ * verdict.
  */
 #include "qemu.h"
 #include "run.h"
 #include "stage.h"
 #include "sandbox.h"
 #include "boot.h"
+#include "tree.h"
 #include "console.h"
 #include "scenario.h"
 #include "buf.h"
@@ -161,8 +167,11 @@ static bool probe_kvm(struct run *r, const char *kernel)
 	int argc;
 	bool ok = false;
 
-	if (access("/dev/kvm", R_OK | W_OK))
+	log_info("runner: KVM probe: the seed's kernel %s", kernel);
+	if (access("/dev/kvm", R_OK | W_OK)) {
+		log_info("runner: KVM probe: no usable /dev/kvm");
 		return false;
+	}
 	buf_addf(&initrd, "%s/kvm-probe.cpio", r->jobdir);
 	if (cpio_write(initrd.ptr, entries, sizeof(entries) / sizeof(*entries)))
 		goto out;
@@ -245,23 +254,30 @@ static void probe_remember(struct run *r, const char *accel)
 	buf_release(&id);
 }
 
-int qemu_pick_accel(struct run *r, const char *kernel, const char *initrd)
+int qemu_pick_accel(struct run *r)
 {
 	const char *want = cfg_str("runner.accel");
+	struct buf seed = BUF_INIT;
 
-	(void)initrd;
 	if (strcmp(want, "auto")) {
 		r->accel = want;
 		return 0;
 	}
 	if (!probed_accel && (probed_accel = probe_cached(r)))
 		log_info("runner: accelerator %s (probed earlier on this host boot)", probed_accel);
+	if (!probed_accel && tree_seed_kernel(r, &seed)) {
+		log_info("runner: no seed kernel to probe KVM with: TCG for this job");
+		buf_release(&seed);
+		r->accel = "tcg";
+		return 0;
+	}
 	if (!probed_accel) {
-		probed_accel = probe_kvm(r, kernel) ? "kvm" : "tcg";
+		probed_accel = probe_kvm(r, seed.ptr) ? "kvm" : "tcg";
 		if (!r->cancel)
 			probe_remember(r, probed_accel);
 		log_info("runner: accelerator %s", probed_accel);
 	}
+	buf_release(&seed);
 	r->accel = probed_accel;
 	return 0;
 }

@@ -26,8 +26,11 @@ struct boot {
 	double seconds;
 	unsigned long long console_cut;	/* console bytes beyond max_console, dropped */
 };
-/* Decide KVM or TCG once per runner (real probe boot); r->accel. */
-int qemu_pick_accel(struct run *r, const char *kernel, const char *initrd);
+/*
+ * Decide KVM or TCG once per runner: a real probe boot of the seed's kernel
+ * (tree_seed_kernel), never a job's; r->accel.
+ */
+int qemu_pick_accel(struct run *r);
 /*
  * Boot once; the console (head and tail within max_console, console.c) is
  * appended to *console and written to console_path.  -1: QEMU did not run,

@@ -258,6 +258,21 @@ bool tree_has_seed(struct run *r, const struct variant *v)
 	return ret;
 }
 
+int tree_seed_kernel(struct run *r, struct buf *out)
+{
+	const char *keys[] = { r->seed_key, r->seed_key_gcov };
+
+	for (int i = 0; i < 2; i++) {
+		buf_reset(out);
+		if (keys[i])
+			buf_addf(out, "%s/seed/%s/arch/x86/boot/bzImage", r->cache, keys[i]);
+		if (keys[i] && path_exists(out->ptr))
+			return 0;
+	}
+	buf_reset(out);
+	return -1;
+}
+
 static void spare_path(struct run *r, struct buf *out)
 {
 	buf_reset(out);

@@ -22,6 +22,11 @@ void tree_refill_spare(struct run *r);
 int tree_seed(struct run *r, struct variant *v);
 /* After a seed build (no candidate patches): keep v->out as the seed (gcov or plain). */
 int tree_save_seed(struct run *r, struct variant *v);
+/*
+ * The bzImage of a seed of this job's base (the plain one, else the gcov
+ * one): a kernel bugbridge built itself, for the KVM probe.  -1 when none.
+ */
+int tree_seed_kernel(struct run *r, struct buf *out);
 /* Is there a seed of v's kind (gcov or plain)? */
 bool tree_has_seed(struct run *r, const struct variant *v);
 /* Files touched only by the harness get the baseline's mtime (see tree.c). */
