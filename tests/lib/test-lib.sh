@@ -12,7 +12,9 @@
 set -u
 BB_SRC=${BB_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 BB_BUILD=${BB_BUILD:-$BB_SRC/build}
-BB_SHARED=${BB_SHARED:-$BB_SRC/../shared}
+# the recorded Bugzilla exchanges and the seed patch (copies of ../shared's,
+# so that a clone alone runs every test; BB_SHARED=../shared uses the originals)
+BB_SHARED=${BB_SHARED:-$BB_SRC/tests/data/shared}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/bbtest.XXXXXX")
 BB_PIDS=""
 _tap_n=0
