@@ -30,6 +30,7 @@
 #include "xalloc.h"
 #include "config.h"
 #include "log.h"
+#include "wfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -64,22 +65,6 @@ static void add_item(struct patch_item **items, int *n, const char *name, const 
 	(*items)[*n].name = xstrdup(name);
 	(*items)[*n].path = xstrdup(path);
 	(*n)++;
-}
-
-static int write_file(const char *path, const char *data, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	struct buf b = BUF_INIT;
-	int ret;
-
-	if (fd < 0)
-		return error("cannot create '%s': %s", path, strerror(errno));
-	buf_add(&b, data, len);
-	ret = buf_write_fd(&b, fd);
-	if (close(fd))
-		ret = -1;
-	buf_release(&b);
-	return ret ? error("cannot write '%s'", path) : 0;
 }
 
 /* A file-name-safe version of a subject or name. */
@@ -141,7 +126,8 @@ static int split_mbox(struct run *r, const char *text, size_t len, const char *d
 		subject_of(text + start, next - start, &name);
 		buf_addstr(&name, ".patch");
 		buf_addf(&path, "%s/%s", dir, name.ptr);
-		if (write_file(path.ptr, text + start, next - start)) {
+		if (write_file(path.ptr, text + start, next - start, 0)) {
+			error("cannot write '%s': %s", path.ptr, strerror(errno));
 			buf_release(&name);
 			buf_release(&path);
 			return -1;
@@ -236,7 +222,8 @@ int apply_load_candidate(struct run *r)
 			if (!strstr(name.ptr, ".patch") && !strstr(name.ptr, ".diff"))
 				buf_addstr(&name, ".patch");
 			buf_addf(&path, "%s/%s", dir.ptr, name.ptr);
-			ret = write_file(path.ptr, content, len);
+			ret = write_file(path.ptr, content, len, 0) ?
+			      error("cannot write '%s': %s", path.ptr, strerror(errno)) : 0;
 			if (!ret)
 				add_item(&r->patches, &r->npatches, name.ptr, path.ptr);
 		} else {

@@ -15,6 +15,7 @@
 #include "boot.h"
 #include "buf.h"
 #include "log.h"
+#include "wfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,26 +69,20 @@ int cpio_write(const char *path, const struct cpio_entry *entries, int n)
 {
 	static const struct cpio_entry trailer = { "TRAILER!!!", 0, NULL, NULL, 0, 0 };
 	struct buf b = BUF_INIT;
-	int fd = -1, ret = -1;
+	int ret = -1;
 
 	for (int i = 0; i < n; i++)
 		if (add_entry(&b, 300000 + i, &entries[i]))
 			goto out;
 	if (add_entry(&b, 0, &trailer))
 		goto out;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		error("initramfs: cannot create '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (buf_write_fd(&b, fd)) {
-		error("initramfs: cannot write '%s'", path);
+	/* whole or not at all: a boot takes an initramfs that is there */
+	if (write_file(path, b.ptr, b.len, WF_ATOMIC)) {
+		error("initramfs: cannot write '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	ret = 0;
 out:
-	if (fd >= 0 && close(fd))
-		ret = -1;
 	buf_release(&b);
 	return ret;
 }

@@ -38,7 +38,9 @@
 #include "xalloc.h"
 #include "config.h"
 #include "log.h"
+#include "wfile.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,17 +243,16 @@ static const char *probe_cached(struct run *r)
 
 static void probe_remember(struct run *r, const char *accel)
 {
-	struct buf path = BUF_INIT, id = BUF_INIT;
-	int fd;
+	struct buf path = BUF_INIT, id = BUF_INIT, text = BUF_INIT;
 
 	probe_file(r, &path, &id);
-	fd = id.len ? open(path.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-	if (fd >= 0) {
-		dprintf(fd, "%s %s\n", accel, id.ptr);
-		close(fd);
-	}
+	buf_addf(&text, "%s %s\n", accel, id.ptr);
+	if (id.len && write_file(path.ptr, text.ptr, text.len, WF_ATOMIC))
+		log_warn("runner: cannot keep the accelerator in '%s': %s", path.ptr,
+			 strerror(errno));
 	buf_release(&path);
 	buf_release(&id);
+	buf_release(&text);
 }
 
 int qemu_pick_accel(struct run *r)

@@ -21,6 +21,7 @@
 #include "buf.h"
 #include "config.h"
 #include "log.h"
+#include "wfile.h"
 #include "xalloc.h"
 #include "sha256.h"
 #include "hex.h"
@@ -93,7 +94,6 @@ void seed_parts(struct run *r, bool coverage, struct buf *out)
 int seed_parts_save(struct run *r, bool coverage)
 {
 	struct buf path = BUF_INIT, parts = BUF_INIT;
-	FILE *f;
 	int ret = 0;
 
 	buf_addf(&path, "%s/seed/%s.parts", r->cache, coverage ? r->seed_key_gcov : r->seed_key);
@@ -104,12 +104,9 @@ int seed_parts_save(struct run *r, bool coverage)
 		goto out;
 	}
 	seed_parts(r, coverage, &parts);
-	f = fopen(path.ptr, "w");
-	if (!f || fputs(parts.ptr, f) < 0 || fclose(f)) {
-		if (f)
-			fclose(f);
-		ret = error("cannot write '%s'", path.ptr);
-	}
+	/* another runner sharing the cache may read it meanwhile */
+	if (write_file(path.ptr, parts.ptr, parts.len, WF_ATOMIC))
+		ret = error("cannot write '%s': %s", path.ptr, strerror(errno));
 out:
 	buf_release(&path);
 	buf_release(&parts);

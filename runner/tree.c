@@ -36,6 +36,7 @@
 #include "config.h"
 #include "fetch.h"
 #include "log.h"
+#include "wfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -136,7 +137,7 @@ static int record_version(struct run *r, const char *tree, const char *path)
 {
 	const char *argv[] = { "make", "-s", "kernelversion", NULL };
 	struct buf v = BUF_INIT;
-	int fd, ret = -1;
+	int ret = -1;
 
 	buf_init(&v, 4096);
 	if (run_quiet(r, argv, tree, NULL, &v)) {
@@ -144,9 +145,9 @@ static int record_version(struct run *r, const char *tree, const char *path)
 		goto out;
 	}
 	buf_trim(&v);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || buf_write_fd(&v, fd) || close(fd)) {
-		buf_addf(&r->infra, "cannot write '%s'", path);
+	/* its presence says the base was extracted whole: durable, and whole itself */
+	if (write_file(path, v.ptr, v.len, WF_ATOMIC | WF_SYNC)) {
+		buf_addf(&r->infra, "cannot write '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	ret = 0;

@@ -22,6 +22,7 @@
 #include "bases.h"
 #include "config.h"
 #include "log.h"
+#include "wfile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,18 +74,14 @@ static double estimate(struct run *r, bool *measured)
 
 void warm_record(struct run *r, double seconds, int objects)
 {
-	struct buf path = BUF_INIT;
-	FILE *f;
+	struct buf path = BUF_INIT, text = BUF_INIT;
 
 	record_path(r, &path);
-	f = fopen(path.ptr, "w");
-	if (f && fprintf(f, "%.0f %d\n", seconds, objects) < 0) {
-		fclose(f);
-		f = NULL;
-	}
-	if (!f || fclose(f))	/* only an estimate lost */
+	buf_addf(&text, "%.0f %d\n", seconds, objects);
+	if (write_file(path.ptr, text.ptr, text.len, WF_ATOMIC))	/* only an estimate lost */
 		log_warn("runner: cannot keep the build time in '%s'", path.ptr);
 	buf_release(&path);
+	buf_release(&text);
 }
 
 static int warm(struct run *r)
