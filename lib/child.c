@@ -133,13 +133,19 @@ static void kill_group(pid_t pid, int sig)
 struct stream {
 	int fd;			/* read end, -1 when not used */
 	int log_fd;		/* -1: the capture */
-	size_t head_left;	/* log_max: what the log's head may still take */
+	bool capped;		/* log_max holds for this one (the log, else the capture) */
+	size_t head_left;	/* log_max: what the head may still take */
 	struct ring tail;	/* log_max: the output after the head */
 };
 
+/* Kept: to the log file, or (a capped capture) to the capture. */
 static void log_write(struct child *ch, struct stream *s, const char *data, size_t n)
 {
-	if (n && !ch->log_errno && write_in_full(s->log_fd, data, n) < 0)
+	if (!n)
+		return;
+	if (s->log_fd < 0)
+		buf_add(ch->capture, data, n);
+	else if (!ch->log_errno && write_in_full(s->log_fd, data, n) < 0)
 		ch->log_errno = errno;
 }
 
@@ -149,7 +155,7 @@ static void log_chunk(struct child *ch, struct stream *s, const char *data, size
 	size_t head = n;
 
 	ch->log_total += n;
-	if (ch->log_max) {
+	if (s->capped) {
 		head = s->tail.len ? 0 : n < s->head_left ? n : s->head_left;
 		s->head_left -= head;
 	}
@@ -183,7 +189,7 @@ static size_t drain(struct child *ch, struct stream *s)
 
 	while (s->fd >= 0 && (n = read(s->fd, chunk, sizeof(chunk))) > 0) {
 		total += n;
-		if (s->log_fd >= 0) {
+		if (s->log_fd >= 0 || s->capped) {
 			log_chunk(ch, s, chunk, n);
 		} else if (ch->output) {
 			ch->output(ch->output_arg, chunk, n);
@@ -218,13 +224,24 @@ static void close_streams(struct stream *s, int n)
 		}
 }
 
+/* log_max over this stream: its head's room and its tail. */
+static void cap_stream(const struct child *ch, struct stream *s)
+{
+	s->capped = ch->log_max > 0;
+	s->head_left = ch->log_max / 2;
+	ring_init(&s->tail, ch->log_max - ch->log_max / 2);
+}
+
 /* The pipes (capture, log) and the log file, before the fork. */
 static int setup_streams(struct child *ch, struct stream *s, int *cap_w, int *log_w)
 {
 	if ((ch->capture || ch->output) && open_pipe(&s[0], cap_w))
 		return error("child: pipe: %s", strerror(errno));
-	if (!ch->log_path)
+	if (!ch->log_path) {
+		if (ch->capture && !ch->output)
+			cap_stream(ch, &s[0]);
 		return 0;
+	}
 	/* a log is a regular file, never a link or a FIFO (lib/safefile) */
 	s[1].log_fd = safe_open_path(ch->log_path, SAFE_APPEND);
 	if (s[1].log_fd < 0) {
@@ -232,8 +249,7 @@ static int setup_streams(struct child *ch, struct stream *s, int *cap_w, int *lo
 		return error("child: cannot open the log '%s': %s", ch->log_path,
 			     safe_strerror(errno));
 	}
-	s[1].head_left = ch->log_max / 2;
-	ring_init(&s[1].tail, ch->log_max - ch->log_max / 2);
+	cap_stream(ch, &s[1]);
 	if (open_pipe(&s[1], log_w))
 		return error("child: pipe: %s", strerror(errno));
 	return 0;
@@ -332,8 +348,9 @@ static int finish(struct child *ch, struct stream *s, int status, double start)
 	/* Non-blocking: a grandchild outside the group may hold a pipe. */
 	drain(ch, &s[0]);
 	drain(ch, &s[1]);
-	if (s[1].log_fd >= 0)
-		log_tail(ch, &s[1]);
+	for (int i = 0; i < 2; i++)
+		if (s[i].capped)
+			log_tail(ch, &s[i]);
 	ch->seconds = now_seconds() - start;
 	if (WIFEXITED(status))
 		ch->exit_code = WEXITSTATUS(status);
@@ -366,6 +383,7 @@ out:
 	close_streams(streams, 2);
 	if (streams[1].log_fd >= 0)
 		close(streams[1].log_fd);
+	ring_release(&streams[0].tail);
 	ring_release(&streams[1].tail);
 	if (cap_w >= 0)
 		close(cap_w);

@@ -35,7 +35,8 @@ struct child {
 	/*
 	 * 0: all of it; else the log keeps the output's first log_max/2 bytes
 	 * as they come, its last log_max/2 (written at the end) and between
-	 * them a line saying how much was cut, naming log_max_key
+	 * them a line saying how much was cut, naming log_max_key.  Without a
+	 * log_path the capture is kept so instead (apply's and gcov's output).
 	 */
 	size_t log_max;
 	const char *log_max_key;
@@ -60,7 +61,7 @@ struct child {
 	 * rest of the output was read and dropped, so the child never noticed.
 	 */
 	int log_errno;
-	unsigned long long log_total;	/* bytes of output for the log */
+	unsigned long long log_total;	/* bytes of output for the log (or the capped capture) */
 	unsigned long long log_cut;	/* of those, left out by log_max */
 };
 

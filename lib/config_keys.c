@@ -165,8 +165,9 @@ const struct config_key config_keys[] = {
 	{ "runner", "max_console", CONF_INT, "16777216", NULL, 0,
 	  "bytes of guest console kept; the rest is dropped" },
 	{ "runner", "max_build_log", CONF_INT, "16777216", NULL, 0,
-	  "bytes of output kept per log of configure and build (its first and last halves);"
-	  " a patch whose configure or build writes more gets build-failed" },
+	  "bytes of output kept per run of apply, configure, build and gcov (its first and"
+	  " last halves); a patch whose apply writes more gets apply-failed, whose configure"
+	  " or build writes more build-failed; a gcov that writes more measures nothing" },
 	{ "runner", "sandbox", CONF_ENUM, "auto", "auto|bwrap|unshare|none", 0,
 	  "how apply, builds and QEMU are confined: bwrap (auto: when it works); unshare"
 	  " (no network only) and none need unconfined = true" },

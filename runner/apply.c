@@ -324,8 +324,14 @@ static void collect_touched(const char *output, char ***touched, int *n)
 	free(copy);
 }
 
+/*
+ * GNU patch on p in the sandbox; its output (stdout and stderr) in out,
+ * within max_build_log (head and tail), and after it in the log.  Its exit
+ * status, or -1 (infra).  A flood (a patch of many hunks each saying where
+ * it went) is said in flood: the patch's doing.
+ */
 static int run_patch(const struct variant *v, const struct patch_item *p, bool dry,
-		     const char *log_path, struct buf *out)
+		     const char *log_path, struct buf *out, struct buf *flood)
 {
 	const char *argv[] = { "patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
 			       "-i", "/bb/patch", dry ? "--dry-run" : NULL, NULL };
@@ -349,6 +355,7 @@ static int run_patch(const struct variant *v, const struct patch_item *p, bool d
 	ch.capture = out;
 	ch.clean_env = true;
 	ch.timeout = 120;
+	stage_cap_output(&ch);
 	rc = stage_child(v->run, &ch);
 	sandbox_cmd_release(&cmd);
 	if (rc)
@@ -363,6 +370,7 @@ static int run_patch(const struct variant *v, const struct patch_item *p, bool d
 		if (rc)
 			return -1;
 	}
+	stage_flooded(&ch, "GNU patch", flood);
 	return ch.exit_code;
 }
 
@@ -389,19 +397,22 @@ static enum fault refused(struct run *r, const struct patch_item *p, int i, int 
 enum fault apply_series(struct run *r, struct variant *v, const struct patch_item *items,
 			int n, const char *log_name, struct buf *why, char ***touched, int *ntouched)
 {
-	struct buf out = BUF_INIT, log_path = BUF_INIT, text = BUF_INIT;
+	struct buf out = BUF_INIT, log_path = BUF_INIT, text = BUF_INIT, flood = BUF_INIT;
 	enum fault ret = FAULT_NONE;
 
-	buf_init(&out, 4 << 20);
 	buf_addf(&log_path, "%s/%s-%s.log", v->logs, v->name, log_name);
 	for (int i = 0; i < n && !ret; i++) {
 		int rc;
 
 		if ((ret = refused(r, &items[i], i, n, why)))
 			break;
-		rc = run_patch(v, &items[i], true, log_path.ptr, &out);
+		rc = run_patch(v, &items[i], true, log_path.ptr, &out, &flood);
 		if (rc < 0) {
 			ret = FAULT_INFRA;
+		} else if (flood.len) {
+			buf_addf(why, "patch %d/%d '%s' does not apply: %s\n", i + 1, n,
+				 items[i].name, flood.ptr);
+			ret = FAULT_PATCH;
 		} else if (rc) {
 			buf_reset(&text);
 			buf_read_file(&text, items[i].path);
@@ -409,9 +420,10 @@ enum fault apply_series(struct run *r, struct variant *v, const struct patch_ite
 				 items[i].name, r->kernel_version);
 			explain(text.ptr, out.ptr, why);
 			ret = FAULT_PATCH;
-		} else if ((rc = run_patch(v, &items[i], false, log_path.ptr, &out))) {
-			buf_addf(why, "patch '%s' passed its dry run but failed to apply",
-				 items[i].name);
+		} else if ((rc = run_patch(v, &items[i], false, log_path.ptr, &out, &flood)) ||
+			   flood.len) {
+			buf_addf(why, "patch '%s' passed its dry run but failed to apply%s%s",
+				 items[i].name, flood.len ? ": " : "", flood.ptr);
 			ret = rc < 0 ? FAULT_INFRA : FAULT_PATCH;
 		} else {
 			collect_touched(out.ptr, touched, ntouched);
@@ -426,5 +438,6 @@ enum fault apply_series(struct run *r, struct variant *v, const struct patch_ite
 	buf_release(&out);
 	buf_release(&log_path);
 	buf_release(&text);
+	buf_release(&flood);
 	return ret;
 }

@@ -87,8 +87,13 @@ out:
 	return ret;
 }
 
-/* gcov's JSON for file, run in the build sandbox; 0 with it in *json. */
-static int run_gcov(struct run *r, struct variant *v, const char *file, struct buf *json)
+/*
+ * gcov's JSON for file, run in the build sandbox; 0 with it in *json.  Its
+ * input is the patched build's and guest's: its output is kept within
+ * max_build_log (a cut JSON does not parse; flood says so).
+ */
+static int run_gcov(struct run *r, struct variant *v, const char *file, struct buf *json,
+		    struct buf *flood)
 {
 	struct sandbox sb = { .tree = v->tree, .out = v->out, .flags = SB_DROP };
 	struct sandbox_cmd cmd;
@@ -103,7 +108,8 @@ static int run_gcov(struct run *r, struct variant *v, const char *file, struct b
 	ch.clean_env = true;
 	ch.capture = json;
 	ch.timeout = 120;
-	if (!stage_child(r, &ch) && !ch.exit_code)
+	stage_cap_output(&ch);
+	if (!stage_child(r, &ch) && !stage_flooded(&ch, "gcov", flood) && !ch.exit_code)
 		ret = 0;
 	sandbox_cmd_release(&cmd);
 	return ret;
@@ -112,6 +118,7 @@ static int run_gcov(struct run *r, struct variant *v, const char *file, struct b
 static void measure_file(struct run *r, struct variant *v, const char *file, struct reach *acc)
 {
 	struct buf diff = BUF_INIT, json = BUF_INIT, gcno = BUF_INIT, gcda = BUF_INIT;
+	struct buf flood = BUF_INIT;
 	struct changed_line *cl = NULL;
 	const char *base = strrchr(file, '/') + 1;
 	int ncl = 0;
@@ -126,9 +133,9 @@ static void measure_file(struct run *r, struct variant *v, const char *file, str
 	} else if (!path_exists(gcda.ptr)) {
 		not_measured(acc, file, "the guest returned no gcov data for it");
 	} else {
-		buf_init(&json, 64 << 20);
-		if (run_gcov(r, v, file, &json) || json.overflow ||
-		    coverage_reach_file(file, json.ptr, cl, ncl, acc) < 0)
+		if (run_gcov(r, v, file, &json, &flood))
+			not_measured(acc, file, flood.len ? flood.ptr : "gcov could not read its data");
+		else if (coverage_reach_file(file, json.ptr, cl, ncl, acc) < 0)
 			not_measured(acc, file, "gcov could not read its data");
 	}
 out:
@@ -137,6 +144,7 @@ out:
 	buf_release(&json);
 	buf_release(&gcno);
 	buf_release(&gcda);
+	buf_release(&flood);
 }
 
 int coverage_measure(struct run *r, struct variant *v)

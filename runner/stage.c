@@ -77,14 +77,18 @@ bool stage_interrupted(struct run *r)
 	return r->cancel != 0;
 }
 
+void stage_cap_output(struct child *ch)
+{
+	ch->log_max = cfg_int("runner.max_build_log");
+	ch->log_max_key = "[runner] max_build_log";
+}
+
 int stage_child(struct run *r, struct child *ch)
 {
 	ch->cancel = &r->cancel;
 	/* untrusted output never fills the disk: a log keeps its head and tail */
-	if (ch->log_path && !ch->log_max) {
-		ch->log_max = cfg_int("runner.max_build_log");
-		ch->log_max_key = "[runner] max_build_log";
-	}
+	if (ch->log_path && !ch->log_max)
+		stage_cap_output(ch);
 	ch->tick = stage_tick;
 	ch->tick_arg = r;
 	return child_run(ch);

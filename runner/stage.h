@@ -31,6 +31,12 @@ bool stage_interrupted(struct run *r);
  */
 int stage_child(struct run *r, struct child *ch);
 /*
+ * Before stage_child: ch's capture (no log_path: stdout and stderr) kept
+ * within max_build_log like a log, head and tail: apply's and gcov's
+ * output, which the tree's patch or build can make as large as it likes.
+ */
+void stage_cap_output(struct child *ch);
+/*
  * After a stage_child of untrusted code: did its output pass max_build_log?
  * Then a flood, the tree's doing: why says so (the log keeps head and tail).
  */

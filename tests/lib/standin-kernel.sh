@@ -21,6 +21,10 @@
 #                     configures, not only checks the seed's .config), and the
 #                     Makefile changed by the sed script (the attack)
 #   standin_run LOG   bugbridge-runner --once (at most 300 s: a hang fails)
+#   standin_capped LOG MAX MINCUT FIRST LAST
+#                     4 checks of a flood's log under max_build_log = MAX: at
+#                     most MAX bytes (and a few), a line saying at least MINCUT
+#                     were cut, and the lines starting FIRST and LAST kept
 
 standin_require() {
 	[ -x /bin/busybox ] || skip_all "no busybox-static"
@@ -112,4 +116,13 @@ standin_patch() {
 
 standin_run() {
 	PATH="$TMP/bin:$PATH" timeout 300 "$BB_BUILD/bugbridge-runner" --once >"$TMP/$1" 2>&1
+}
+
+standin_capped() {
+	_size=$(wc -c <"$1")
+	check "the log is bounded by max_build_log ($2): $_size bytes" [ "$_size" -le $(($2 + 4096)) ]
+	_cut=$(sed -n "s/^\[bugbridge: \([0-9]*\) bytes of output cut here: .*max_build_log keeps the first and last $(($2 / 2))\]\$/\1/p" "$1")
+	check "a line says how much was cut: $_cut bytes" [ "${_cut:-0}" -ge "$3" ]
+	check "the log keeps the output's start" grep -q "^$4" "$1"
+	check "and its end" grep -q "^$5" "$1"
 }

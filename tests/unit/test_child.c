@@ -50,6 +50,18 @@ static void test_log_full_is_ours(void **state)
 	assert_int_equal(ch.log_errno, EFBIG);
 }
 
+/* The flood below (first-line, 4000 lines of 46 bytes, last-line) kept within 4096 bytes. */
+static void assert_flood_kept(const struct child *ch, const struct buf *text)
+{
+	assert_int_equal(ch->log_total, 11 + 4000 * 46 + 10);
+	assert_int_equal(ch->log_cut, ch->log_total - 4096);
+	assert_true(text->len < 4096 + 200);
+	assert_true(buf_starts_with(text, "first-line\n"));
+	assert_non_null(strstr(text->ptr, "bytes of output cut here: 184021 were written,"
+			       " [runner] max_build_log keeps the first and last 2048]\n"));
+	assert_string_equal(text->ptr + text->len - 10, "last-line\n");
+}
+
 /* A flood keeps its first and last halves of log_max, with a line saying what was cut. */
 static void test_log_capped(void **state)
 {
@@ -71,14 +83,34 @@ static void test_log_capped(void **state)
 	assert_int_equal(child_run(&ch), 0);
 	assert_int_equal(buf_read_file(&text, path), 0);
 	unlink(path);
-	assert_int_equal(ch.log_total, 11 + 4000 * 46 + 10);
-	assert_int_equal(ch.log_cut, ch.log_total - 4096);
-	assert_true(text.len < 4096 + 200);
-	assert_true(buf_starts_with(&text, "first-line\n"));
-	assert_non_null(strstr(text.ptr, "bytes of output cut here: 184021 were written,"
-			       " [runner] max_build_log keeps the first and last 2048]\n"));
-	assert_string_equal(text.ptr + text.len - 10, "last-line\n");
+	assert_flood_kept(&ch, &text);
 	buf_release(&text);
+}
+
+/* Without a log, the capture (stdout and stderr: apply's, gcov's) is capped the same way. */
+static void test_capture_capped(void **state)
+{
+	const char *argv[] = { "sh", "-c", "echo first-line; i=0; while [ $i -lt 4000 ]; do"
+			       " echo 'line of patch output, fifty bytes long.......' >&2; i=$((i+1));"
+			       " done; echo last-line", NULL };
+	struct child ch = CHILD_INIT;
+	struct buf cap = BUF_INIT;
+
+	(void)state;
+	ch.argv = argv;
+	ch.capture = &cap;
+	ch.log_max = 4096;
+	ch.log_max_key = "[runner] max_build_log";
+	assert_int_equal(child_run(&ch), 0);
+	assert_flood_kept(&ch, &cap);
+	buf_release(&cap);
+	/* under the cap: all of it, nothing cut */
+	ch.log_max = 1 << 20;
+	assert_int_equal(child_run(&ch), 0);
+	assert_int_equal(ch.log_cut, 0);
+	assert_int_equal(cap.len, ch.log_total);
+	assert_null(strstr(cap.ptr, "cut here"));
+	buf_release(&cap);
 }
 
 static void test_log_not_a_file(void **state)
@@ -243,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_log_capped),
 		cmocka_unit_test(test_log_unopenable),
 		cmocka_unit_test(test_log_and_capture_split),
+		cmocka_unit_test(test_capture_capped),
 		cmocka_unit_test(test_log_appends_both),
 		cmocka_unit_test(test_output_callback),
 		cmocka_unit_test(test_timeout_kills),
