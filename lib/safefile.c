@@ -254,6 +254,19 @@ int safe_write(const char *root, const char *rel, const void *data, size_t len)
 	return err ? -1 : 0;
 }
 
+int safe_utimens(const char *root, const char *rel, const struct timespec times[2])
+{
+	int fd = safe_open(root, rel, SAFE_READ), err = 0;
+
+	if (fd < 0)
+		return -1;
+	if (futimens(fd, times))
+		err = errno;
+	close(fd);
+	errno = err;
+	return err ? -1 : 0;
+}
+
 int safe_copy_fd(int in, int out, size_t max)
 {
 	char chunk[65536];

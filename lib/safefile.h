@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 #include "buf.h"
 
 enum safe_how {
@@ -36,6 +37,12 @@ int safe_open(const char *root, const char *rel, enum safe_how how);
 int safe_read(const char *root, const char *rel, size_t max, struct buf *out);
 /* root/rel made to hold exactly data (created 0644 if missing). */
 int safe_write(const char *root, const char *rel, const void *data, size_t len);
+/*
+ * root/rel's access and modification times set as utimensat(2)'s times
+ * (NULL: now), on the regular file reached without a link (futimens on
+ * the fd safe_open gives): never a file outside the tree.
+ */
+int safe_utimens(const char *root, const char *rel, const struct timespec times[2]);
 /* Copy what is left of in to out, at most max bytes (EFBIG past it). */
 int safe_copy_fd(int in, int out, size_t max);
 /* safe_* on an absolute path: its directory is the root (only its last component is the tree's). */

@@ -157,3 +157,10 @@ int job_write(struct run *r, const char *path, const void *data, size_t len)
 
 	return rel ? safe_write(r->jobdir, rel, data, len) : -1;
 }
+
+int job_utimens(struct run *r, const char *path, const struct timespec times[2])
+{
+	const char *rel = job_rel(r, path);
+
+	return rel ? safe_utimens(r->jobdir, rel, times) : -1;
+}

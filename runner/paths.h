@@ -37,5 +37,7 @@ struct run;
 int job_open(struct run *r, const char *path, enum safe_how how);
 int job_read(struct run *r, const char *path, size_t max, struct buf *out);
 int job_write(struct run *r, const char *path, const void *data, size_t len);
+/* safe_utimens on it (times NULL: now). */
+int job_utimens(struct run *r, const char *path, const struct timespec times[2]);
 
 #endif

@@ -115,10 +115,29 @@ static int run_gcov(struct run *r, struct variant *v, const char *file, struct b
 	return ret;
 }
 
+/*
+ * Is the build's (gcno) or the guest's (gcda) file there?  Looked at through
+ * lib/safefile: a link on its way or a FIFO is not followed but refused,
+ * and why says so.
+ */
+static bool present(struct run *r, struct variant *v, const char *path, struct buf *why)
+{
+	int fd = job_open(r, path, SAFE_READ);
+	const char *rel = safe_rel(v->tree, path);
+
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	if (errno != ENOENT)
+		buf_addf(why, "refused %s: %s", rel ? rel : path, safe_strerror(errno));
+	return false;
+}
+
 static void measure_file(struct run *r, struct variant *v, const char *file, struct reach *acc)
 {
 	struct buf diff = BUF_INIT, json = BUF_INIT, gcno = BUF_INIT, gcda = BUF_INIT;
-	struct buf flood = BUF_INIT;
+	struct buf flood = BUF_INIT;	/* or a refusal: why it is not measured */
 	struct changed_line *cl = NULL;
 	const char *base = strrchr(file, '/') + 1;
 	int ncl = 0;
@@ -128,10 +147,11 @@ static void measure_file(struct run *r, struct variant *v, const char *file, str
 	buf_addf(&gcno, "%s/drivers/scsi/%.*s.gcno", v->out, (int)strlen(base) - 2, base);
 	buf_addf(&gcda, "%s/drivers/scsi/%.*s.gcda", v->out, (int)strlen(base) - 2, base);
 	coverage_changed_lines(diff.ptr, &cl, &ncl);
-	if (!path_exists(gcno.ptr)) {
-		not_measured(acc, file, "not built into this kernel");
-	} else if (!path_exists(gcda.ptr)) {
-		not_measured(acc, file, "the guest returned no gcov data for it");
+	if (!present(r, v, gcno.ptr, &flood)) {
+		not_measured(acc, file, flood.len ? flood.ptr : "not built into this kernel");
+	} else if (!present(r, v, gcda.ptr, &flood)) {
+		not_measured(acc, file, flood.len ? flood.ptr :
+			     "the guest returned no gcov data for it");
 	} else {
 		if (run_gcov(r, v, file, &json, &flood))
 			not_measured(acc, file, flood.len ? flood.ptr : "gcov could not read its data");

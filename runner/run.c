@@ -266,7 +266,7 @@ static int boot_variant(struct run *r, struct variant *v)
 static int run_patched(struct run *r, struct variant *v)
 {
 	if (tree_seed(r, v))
-		return -1;
+		return v->verdict ? 0 : -1;
 	if (do_build(r, v) || v->verdict || stage_interrupted(r))
 		return v->verdict ? 0 : -1;
 	return boot_variant(r, v);

@@ -335,23 +335,33 @@ out:
 /*
  * The patched tree may be older than the seed (a cold job applies the patch,
  * then builds the seed): its candidate's files get the time of now, so that
- * make sees them newer than the seed's objects.
+ * make sees them newer than the seed's objects.  The tree is the patch's
+ * work: each file is reached through lib/safefile (a link on its way, or a
+ * file that is no regular file, is refused: the patch's verdict), so no
+ * file outside the tree ever gets its times changed.
  */
-static int touch_candidate(struct run *r, struct variant *v)
+int tree_touch_candidate(struct run *r, struct variant *v)
 {
-	struct buf path = BUF_INIT;
-	struct timespec now[2] = { { 0, UTIME_NOW }, { 0, UTIME_NOW } };
+	struct buf path = BUF_INIT, why = BUF_INIT;
 	int ret = 0;
 
 	for (int i = 0; i < v->ncand_files && !ret; i++) {
 		buf_reset(&path);
 		buf_addf(&path, "%s/%s", v->tree, v->cand_files[i]);
-		if (utimensat(AT_FDCWD, path.ptr, now, AT_SYMLINK_NOFOLLOW) && errno != ENOENT) {
+		if (!job_utimens(r, path.ptr, NULL) || errno == ENOENT)
+			continue;
+		if (errno == ELOOP || errno == ENXIO || errno == EXDEV || errno == ENOTDIR ||
+		    errno == EISDIR) {
+			buf_addf(&why, "refused to touch the patched %s: %s", v->cand_files[i],
+				 safe_strerror(errno));
+			stage_fail(v, "apply-failed", why.ptr);
+		} else {
 			buf_addf(&r->infra, "cannot touch '%s': %s", path.ptr, strerror(errno));
-			ret = -1;
 		}
+		ret = -1;
 	}
 	buf_release(&path);
+	buf_release(&why);
 	return ret;
 }
 
@@ -375,7 +385,7 @@ int tree_seed(struct run *r, struct variant *v)
 		v->seed_exact = tree_has_seed(r, v);
 		/* what it was made from, for a later runner that finds none */
 		seed_parts_save(r, v->coverage && v->seed_exact);
-		if (touch_candidate(r, v))
+		if (tree_touch_candidate(r, v))
 			goto out;
 	} else {
 		seed_explain(r, &v->no_seed);
@@ -445,6 +455,7 @@ int tree_settle_harness(struct run *r, struct variant *v, char **touched, int nt
 	struct stat base;
 	struct timespec times[2];
 
+	/* the pristine base is ours: no sandboxed step ever wrote it */
 	buf_addf(&path, "%s/Makefile", r->base_tree);
 	if (stat(path.ptr, &base)) {
 		buf_release(&path);
@@ -457,9 +468,10 @@ int tree_settle_harness(struct run *r, struct variant *v, char **touched, int nt
 			continue;
 		buf_reset(&path);
 		buf_addf(&path, "%s/%s", v->tree, touched[i]);
-		if (utimensat(AT_FDCWD, path.ptr, times, AT_SYMLINK_NOFOLLOW))
+		/* the candidate's patch went first: a link it left is refused (lib/safefile) */
+		if (job_utimens(r, path.ptr, times))	/* the file is only rebuilt */
 			log_warn("runner: cannot reset the mtime of '%s': %s", path.ptr,
-				 strerror(errno));
+				 safe_strerror(errno));
 	}
 	buf_release(&path);
 	return 0;

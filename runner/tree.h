@@ -20,6 +20,11 @@ int tree_make(struct run *r, struct variant *v);
 void tree_refill_spare(struct run *r);
 /* v->out from the seed (candidate files touched: v->seeded), or empty without one. */
 int tree_seed(struct run *r, struct variant *v);
+/*
+ * tree_seed's: the candidate's patched files touched (now), through
+ * lib/safefile; a link on the way is the patch's verdict (apply-failed).
+ */
+int tree_touch_candidate(struct run *r, struct variant *v);
 /* After a seed build (no candidate patches): keep v->out as the seed (gcov or plain). */
 int tree_save_seed(struct run *r, struct variant *v);
 /*

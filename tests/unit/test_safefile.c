@@ -121,6 +121,44 @@ static void test_read(void **state)
 	both(reads);
 }
 
+static time_t mtime_of(const char *dir, const char *name)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(lstat(path, &st), 0);
+	return st.st_mtime;
+}
+
+/* Times set on the tree's file; through a link, on nothing (the outside keeps its own). */
+static void utimens(void)
+{
+	struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	time_t outside_before = mtime_of(outside, "secret");
+
+	assert_int_equal(safe_utimens(root, "out/.config", old), 0);
+	assert_int_equal(mtime_of(root, "out/.config"), 1000000000);
+	assert_int_equal(safe_utimens(root, "out/.config", NULL), 0);	/* now */
+	assert_true(mtime_of(root, "out/.config") > 1000000000);
+	errno = 0;
+	assert_int_equal(safe_utimens(root, "out/drivers/scsi/secret", old), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(safe_utimens(root, "out/link", old), -1);
+	assert_int_equal(errno, ELOOP);
+	assert_int_equal(safe_utimens(root, "out/fifo", old), -1);
+	assert_int_equal(errno, ENXIO);
+	assert_int_equal(safe_utimens(root, "../outside/secret", old), -1);
+	assert_int_equal(errno, EXDEV);
+	assert_int_equal(mtime_of(outside, "secret"), outside_before);
+}
+
+static void test_utimens(void **state)
+{
+	(void)state;
+	both(utimens);
+}
+
 static void test_huge_file_capped(void **state)
 {
 	char path[256];
@@ -232,6 +270,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read),
+		cmocka_unit_test(test_utimens),
 		cmocka_unit_test(test_huge_file_capped),
 		cmocka_unit_test(test_write),
 		cmocka_unit_test(test_fifo_with_a_reader),
