@@ -382,6 +382,7 @@ static enum fault refused(struct run *r, const struct patch_item *p, int i, int 
 	enum fault ret = FAULT_NONE;
 
 	buf_init(&text, 64 << 20);
+	/* <jobdir>/patches is ours (written before any apply, bound read-only) */
 	if (buf_read_file(&text, p->path)) {
 		buf_addf(&r->infra, "cannot read the patch '%s': %s", p->path, strerror(errno));
 		ret = FAULT_INFRA;

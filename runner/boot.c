@@ -139,6 +139,7 @@ static int boot_kernel(struct run *r, struct variant *v, struct buf *kernel)
 	struct buf built = BUF_INIT, why = BUF_INIT;
 	int in = -1, out = -1, ret = -1;
 
+	/* v->dir is ours: no sandbox sees it and the build user cannot write it */
 	buf_addf(kernel, "%s/bzImage", v->dir);
 	if (path_exists(kernel->ptr))
 		return 0;
@@ -195,6 +196,7 @@ static int boot_once(struct run *r, struct variant *v, const struct scenario_boo
 			 run_no);
 	else
 		buf_addf(&cpath, "%s/%s-console-%s.log", v->logs, v->name, sb->name);
+	/* the job dir's own files are ours: only the variants' trees are the build's */
 	if (!path_exists(initrd.ptr) && initramfs_make(r, initrd.ptr))
 		goto out;
 	if (lava_enabled())

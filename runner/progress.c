@@ -83,6 +83,7 @@ void progress_start(struct run *r, struct build_progress *p, struct variant *v,
 	memset(p, 0, sizeof(*p));
 	p->v = v;
 	p->log_path = log_path;
+	/* the logs are written by us (lib/child.c's pipe), never bound into a sandbox */
 	p->off = stat(log_path, &st) ? 0 : st.st_size;
 	p->start = p->last = now_mono();
 	buf_init(&p->line, 256);

@@ -371,6 +371,15 @@ int tree_seed(struct run *r, struct variant *v)
 	struct buf seed = BUF_INIT;
 	int ret = -1;
 
+	/*
+	 * Plain paths into the tree here (rm -rf, cp -a, mkdir, chown -R: none
+	 * follows a link it meets below v->out, and v->out is made anew): the
+	 * only sandboxed step that has run in it is GNU patch, on diffs that
+	 * patch_check() let through, which make regular files and directories
+	 * only, and no process of it outlives its sandbox (bwrap's PID
+	 * namespace; unconfined runs are not held to that).  The candidate's
+	 * files are touched through lib/safefile all the same.
+	 */
 	if (remove_tree(v->out))
 		goto out;
 	seed_path(r, v, false, &seed);
