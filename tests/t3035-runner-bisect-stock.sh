@@ -17,6 +17,9 @@ url = http://127.0.0.1:9
 retries = 0
 [digest]
 every = never
+[triage]
+release_bisect = false
+backtest = false
 EOF2
 
 # a watched bug (as the poller stores it): its jobs are triaged, not only reported

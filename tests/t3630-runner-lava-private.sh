@@ -44,7 +44,8 @@ run_once runner.log
 is "the private job ran in the lab" "$(job_field $id verdict)" "pass"
 lid=$(sql "SELECT lava_id FROM lava_jobs WHERE job_id = $id AND variant = 'patched' AND boot = 'all'")
 like "as a LAVA job" "$lid" '^[0-9]+$'
-is "which the lab holds as not public" "$(lava_json "jobs/$lid/" 'd["is_public"]')" "False"
+is "which the lab holds as personal" \
+	"$(lava_json "jobs/$lid/" '__import__("yaml").safe_load(d["definition"])["visibility"]')" "personal"
 code=$(curl -s -o "$TMP/anon.json" -w '%{http_code}' "$LAVA/api/v0.2/jobs/$lid/")
 like "an anonymous visitor of the lab gets no such job" "$code" '^(403|404)$'
 code=$(curl -s -o /dev/null -w '%{http_code}' "$LAVA/api/v0.2/jobs/$lid/logs/")
