@@ -3,6 +3,9 @@
 #   make              build bugbridged, bugbridge, bugbridge-runner (into $(O))
 #   make check        install missing Debian packages, build, run every test,
 #                     also under AddressSanitizer + UBSan (T=tests/t2*.sh: a subset)
+#   make check-slow   make check with the long tests too (BUGBRIDGE_SLOW=1: the
+#                     100 MiB console flood, bisections and back-tests with real
+#                     kernels, a kernel per mutant, the suite booted 20 times)
 #   make demo         the main job end to end (tools/demo.sh)
 #   make bench        the benchmark report (tools/bench.sh)
 #   make mutants      the mutation campaign over the completion path (hours;
@@ -165,6 +168,9 @@ check: deps lint
 	$(TEST_ENV) BB_BUILD=$(CURDIR)/$(O)/san BB_FUZZ_DIR=$(CURDIR)/$(O)/fuzzlib/fuzz \
 		ASAN_OPTIONS=detect_leaks=0:exitcode=23 $(PROVE) $(PROVE_FLAGS) $(T)
 
+check-slow:
+	BUGBRIDGE_SLOW=1 $(MAKE) check
+
 # Integration tests alone, against an existing build (quick iteration).
 test-integration: all
 	$(TEST_ENV) BB_BUILD=$(CURDIR)/$(O) $(PROVE) $(PROVE_FLAGS) $(T)
@@ -200,6 +206,6 @@ install: all
 clean:
 	rm -rf $(O)
 
-.PHONY: all unit fuzzers fuzz deps lint check test-integration demo bench mutants coverage \
+.PHONY: all unit fuzzers fuzz deps lint check check-slow test-integration demo bench mutants coverage \
 	install clean
 .DELETE_ON_ERROR:

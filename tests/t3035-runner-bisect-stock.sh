@@ -8,6 +8,7 @@
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/runner-lib.sh"
 runner_require
+[ "${BUGBRIDGE_SLOW:-0}" = 1 ] || skip_all "BUGBRIDGE_SLOW=1: builds and boots a kernel per bisection step (t2530 is make check's sample)"
 
 plan 9
 runner_setup <<EOF2
