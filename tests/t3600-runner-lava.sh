@@ -12,7 +12,7 @@
 runner_require
 lava_require
 
-plan 16
+plan 17
 lava_up || { echo "Bail out! no LAVA lab"; exit 1; }
 WEB_PORT=$(free_port)
 runner_setup <<EOF
@@ -54,6 +54,9 @@ is "on the lab's QEMU device" \
 	"$(sql "SELECT DISTINCT device FROM lava_jobs WHERE job_id = $id")" "$LAVA_DEVICE"
 lid=$(sql "SELECT lava_id FROM lava_jobs WHERE job_id = $id AND variant = 'patched' AND boot = 'all'")
 is "LAVA agrees the job is complete" "$(lava_json "jobs/$lid/" 'd["health"]')" "Complete"
+# (the contrast to t3630's private jobs: a public bug's is anyone's to read)
+is "a public bug's LAVA job is public: an anonymous visitor reads it" \
+	"$(curl -s -o /dev/null -w '%{http_code}' "$LAVA/api/v0.2/jobs/$lid/")" "200"
 like "the worker fetched the kernel from bugbridged's artifacts" \
 	"$(lava_api "jobs/$lid/logs/" | grep -m1 -o "http://127.0.0.1:$WEB_PORT/artifacts/[0-9a-f]*/bzImage")" \
 	"^http://127.0.0.1:$WEB_PORT/artifacts/[0-9a-f]{64}/bzImage$"
