@@ -81,6 +81,11 @@ static const struct test tests[] = {
 	{ "lying-device-write-paths", t_lying_write_paths },
 	{ "lying-device-mixed-merge", t_lying_mixed_merge },
 	{ "lying-device-queue", t_lying_queue },
+	{ "lying-device-sgio-status", t_lying_sgio_status },
+	{ "lying-device-cd-ioctls", t_lying_cd_ioctls },
+	{ "lying-device-cd-events", t_lying_cd_events },
+	{ "lying-device-eh-tur", t_lying_eh_tur },
+	{ "lying-device-delayed-requeue", t_lying_delayed_requeue },
 	{ "lying-device-read6-fallback", t_lying_read6_fallback },	/* READ(6) from now on: last on the disk */
 	{ "lying-device-sr-valid-inside", t_lying_sr_valid_inside },
 	{ "lying-device-sr-end-trim", t_lying_sr_end_trim },	/* trims the CD: last of its tests */

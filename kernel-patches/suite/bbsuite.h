@@ -20,6 +20,8 @@
  *                 WRITE: READ CAPACITY, READ TOC, resets, SYNCHRONIZE
  *                 CACHE, WRITE SAME, the disk's last sector, a queue freeze
  *   t_lying_merge.c   lying-device-mixed-merge (a failed mixed-merge request)
+ *   t_lying_ioctl.c   SG_IO's header, the CD's ioctls and media events, the
+ *                 error handler's TEST UNIT READY, the delayed requeue
  *   t_guest.c     guest-no-network (QEMU gave the guest no NIC)
  *   bbgcov.c      after the suite, the kernel's gcov data for drivers/scsi
  *
@@ -136,13 +138,18 @@ bool kmsg_is_bad(const char *line);
 /* bbutil.c: SG_IO */
 struct sgio_result {
 	int status;		/* SCSI status byte */
+	int masked_status;	/* the status byte shifted right by one */
 	int host_status, driver_status;
+	unsigned int info;	/* SG_INFO_CHECK: something went wrong */
 	int resid;
 	unsigned char sense[32];
 	int sense_len;
 };
 int sgio(int fd, const unsigned char *cdb, int cdb_len, void *buf,
 	 size_t len, struct sgio_result *res);
+/* The same with mx_sb_len mx (at most sizeof(res->sense)). */
+int sgio_mx(int fd, const unsigned char *cdb, int cdb_len, void *buf,
+	    size_t len, int mx, struct sgio_result *res);
 bool sense_info(const unsigned char *sense, int len, uint64_t *info);
 
 /* bbgcov.c: print drivers/scsi's gcov data on the console (gcov kernels) */
@@ -231,6 +238,11 @@ int t_lying_eh_paths(void);
 int t_lying_write_paths(void);
 int t_lying_mixed_merge(void);
 int t_lying_queue(void);
+int t_lying_sgio_status(void);
+int t_lying_cd_ioctls(void);
+int t_lying_cd_events(void);
+int t_lying_eh_tur(void);
+int t_lying_delayed_requeue(void);
 int t_guest_no_network(void);
 
 #endif

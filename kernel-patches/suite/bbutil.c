@@ -487,6 +487,12 @@ bool kmsg_is_bad(const char *line)
 int sgio(int fd, const unsigned char *cdb, int cdb_len, void *buf,
 	 size_t len, struct sgio_result *res)
 {
+	return sgio_mx(fd, cdb, cdb_len, buf, len, (int)sizeof(res->sense), res);
+}
+
+int sgio_mx(int fd, const unsigned char *cdb, int cdb_len, void *buf,
+	    size_t len, int mx, struct sgio_result *res)
+{
 	struct sg_io_hdr h;
 
 	memset(&h, 0, sizeof(h));
@@ -494,7 +500,7 @@ int sgio(int fd, const unsigned char *cdb, int cdb_len, void *buf,
 	h.interface_id = 'S';
 	h.dxfer_direction = len ? SG_DXFER_FROM_DEV : SG_DXFER_NONE;
 	h.cmd_len = (unsigned char)cdb_len;
-	h.mx_sb_len = sizeof(res->sense);
+	h.mx_sb_len = (unsigned char)mx;
 	h.dxfer_len = (unsigned int)len;
 	h.dxferp = buf;
 	h.cmdp = (unsigned char *)cdb;
@@ -503,6 +509,8 @@ int sgio(int fd, const unsigned char *cdb, int cdb_len, void *buf,
 	if (ioctl(fd, SG_IO, &h) < 0)
 		return fail("SG_IO: %s", strerror(errno));
 	res->status = h.status;
+	res->masked_status = h.masked_status;
+	res->info = h.info;
 	res->host_status = h.host_status;
 	res->driver_status = h.driver_status;
 	res->resid = h.resid;
