@@ -2,6 +2,7 @@
  * bugbridge job: queue, inspect and cancel kernel test jobs by hand.
  *
  *   job add --bug ID (--patch FILE | --series DIR | --none) [--baseline]
+ *           [--base B] [--boot-args "TOKEN..."]
  *   job show ID [--json] [--kcidb]
  *   job list [--json]
  *   job cancel ID
@@ -50,7 +51,7 @@ DB_SQL(sql_cmdjob_list,
 
 static const char usage[] =
 	"usage: bugbridge job add --bug ID (--patch FILE | --series DIR | --none) [--baseline]\n"
-	"                         [--base B]\n"
+	"                         [--base B] [--boot-args \"TOKEN...\"]\n"
 	"       bugbridge job show ID [--json] [--kcidb]\n"
 	"       bugbridge job list [--json] [--limit N]\n"
 	"       bugbridge job cancel ID\n"
@@ -63,6 +64,8 @@ static const char usage[] =
 	"--base B builds on that kernel: a kept series (6.12) or a release of the\n"
 	"archive (6.1.170, 6.1.170-3), which the runner fetches; without it, the\n"
 	"series nearest the version the bug names ([runner] bases).\n"
+	"--boot-args adds kernel command-line tokens to every boot of the job\n"
+	"([A-Za-z0-9_.,:=-]: bb_mutant=N for the mutation campaign's schemata kernel).\n"
 	"`show` prints the state, stages with durations, verdict, test cases,\n"
 	"failure signatures and log paths; --json prints the job's JSON document\n"
 	"(the same as GET /api/jobs/ID), --kcidb a KCIDB v5.3 document.\n"
@@ -197,9 +200,10 @@ static int count_messages(const struct buf *b)
 }
 
 static int job_add(struct db *db, sqlite3_int64 bug, const char *patch, const char *series,
-		   bool baseline, const char *base_arg)
+		   bool baseline, const char *base_arg, const char *boot_args)
 {
-	struct job_spec spec = { .bug_id = bug, .with_baseline = baseline };
+	struct job_spec spec = { .bug_id = bug, .with_baseline = baseline,
+				 .boot_args = boot_args };
 	struct buf content = BUF_INIT, err = BUF_INIT, name = BUF_INIT, reason = BUF_INIT;
 	sqlite3_int64 id = 0;
 	char sha[65];
@@ -474,12 +478,13 @@ static int job_main(struct db *db, const char *sub, int argc, char **argv)
 		{ "none", no_argument, NULL, 'n' },
 		{ "baseline", no_argument, NULL, 'B' },
 		{ "base", required_argument, NULL, 'K' },
+		{ "boot-args", required_argument, NULL, 'A' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "kcidb", no_argument, NULL, 'k' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *patch = NULL, *series = NULL, *base = NULL;
+	const char *patch = NULL, *series = NULL, *base = NULL, *boot_args = NULL;
 	sqlite3_int64 bug = 0, id = 0;
 	bool none = false, baseline = false, json = false, kcidb = false;
 	int c, limit = 50;
@@ -497,6 +502,7 @@ static int job_main(struct db *db, const char *sub, int argc, char **argv)
 		case 'n': none = true; break;
 		case 'B': baseline = true; break;
 		case 'K': base = optarg; break;
+		case 'A': boot_args = optarg; break;
 		case 'j': json = true; break;
 		case 'k': kcidb = true; break;
 		case 'l': limit = atoi(optarg) > 0 ? atoi(optarg) : 50; break;
@@ -510,7 +516,9 @@ static int job_main(struct db *db, const char *sub, int argc, char **argv)
 			app_usage_error("bugbridge job", "add needs one of --patch, --series, --none");
 		if (optind != argc)
 			app_usage_error("bugbridge job", "unexpected argument");
-		return job_add(db, bug, patch, series, baseline, base);
+		if (!job_boot_args_ok(boot_args))
+			app_usage_error("bugbridge job", "--boot-args takes [A-Za-z0-9_.,:=-] tokens");
+		return job_add(db, bug, patch, series, baseline, base, boot_args);
 	}
 	if (!strcmp(sub, "list"))
 		return job_list(db, json, limit);

@@ -160,6 +160,10 @@ const struct config_key config_keys[] = {
 	  "config fragment from kernel-patches/configs/ (base or kasan)" },
 	{ "runner", "build_timeout", CONF_INT, "1800", NULL, 0,
 	  "seconds a kernel build may take" },
+	{ "runner", "reuse_kernels", CONF_BOOL, "false", NULL, 0,
+	  "boot a kernel kept from an earlier job with the same base, config, harness and"
+	  " patches instead of building it again (the mutation campaign: one build, a boot"
+	  " per mutant; never with coverage or a baseline)" },
 	{ "runner", "boot_timeout", CONF_INT, "180", NULL, 0,
 	  "seconds of wall clock a guest may run before it is killed" },
 	{ "runner", "max_console", CONF_INT, "16777216", NULL, 0,

@@ -32,13 +32,13 @@ DB_SQL(sql_job_claim_next,
        " WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND cancel = 0"
        "             ORDER BY id LIMIT 1) AND state = 'queued'"
        " RETURNING id, bug_id, candidate_id, kind, base, patch_count, with_baseline,"
-       " attempts");
+       " attempts, boot_args");
 DB_SQL(sql_job_claim_id,
        "UPDATE jobs SET state = 'running', runner = ?1, lease_expires = ?2,"
        " started_at = ?3, stage = 'prepare', progress = 'claimed by ' || ?1"
        " WHERE id = ?4 AND state = 'queued' AND cancel = 0"
        " RETURNING id, bug_id, candidate_id, kind, base, patch_count, with_baseline,"
-       " attempts");
+       " attempts, boot_args");
 DB_SQL(sql_job_renew,
        "UPDATE jobs SET lease_expires = ?1 WHERE id = ?2 AND runner = ?3"
        " AND state = 'running' RETURNING cancel");
@@ -96,6 +96,7 @@ void job_release(struct job *job)
 		return;
 	free(job->kind);
 	free(job->base);
+	free(job->boot_args);
 	free(job->runner);
 	memset(job, 0, sizeof(*job));
 }
@@ -172,6 +173,7 @@ static int claim(struct db *db, const char *sql, sqlite3_int64 id, const char *r
 		job->patch_count = sqlite3_column_int(st, 5);
 		job->with_baseline = sqlite3_column_int(st, 6) != 0;
 		job->attempt = sqlite3_column_int(st, 7) + 1;
+		job->boot_args = dup_col(st, 8);
 		job->runner = xstrdup(runner);
 		ret = 1;
 		rc = sqlite3_step(st);

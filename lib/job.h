@@ -36,6 +36,7 @@ struct job {
 	char *base;
 	int patch_count;		/* 0: all */
 	bool with_baseline;
+	char *boot_args;		/* kernel command-line tokens for every boot ("") */
 	int attempt;			/* 1-based number of this run */
 	char *runner;
 };

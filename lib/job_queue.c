@@ -7,9 +7,13 @@
 #include "log.h"
 #include "wake.h"
 
+#include <ctype.h>
+#include <string.h>
+
 DB_SQL(sql_job_enqueue,
        "INSERT INTO jobs (bug_id, candidate_id, parent_id, kind, base, patch_count,"
-       " with_baseline, state, base_reason, purpose) VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)");
+       " with_baseline, state, base_reason, purpose, boot_args)"
+       " VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)");
 /* What a bug says of its kernel: the fields, then its description (comment 0). */
 DB_SQL(sql_job_bug_versions,
        "SELECT b.cf_kernel_version, b.version, IFNULL((SELECT substr(c.text, 1, 65536)"
@@ -53,12 +57,27 @@ static void choose_base(struct db *db, sqlite3_int64 bug_id, struct buf *base, s
 	buf_release(&def);
 }
 
+bool job_boot_args_ok(const char *s)
+{
+	if (!s)
+		return true;
+	if (strlen(s) > 512)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_.,:=- ", *s))
+			return false;
+	return true;
+}
+
 int job_enqueue(struct db *db, const struct job_spec *spec, sqlite3_int64 *id)
 {
 	sqlite3_stmt *st;
 	struct buf base = BUF_INIT, why = BUF_INIT;
 	int ret;
 
+	if (!job_boot_args_ok(spec->boot_args))
+		return error("job: boot arguments '%s' refused: only [A-Za-z0-9_.,:=-] tokens",
+			     spec->boot_args);
 	if (spec->base) {
 		buf_addstr(&base, spec->base);
 		if (spec->base_reason)
@@ -83,6 +102,7 @@ int job_enqueue(struct db *db, const struct job_spec *spec, sqlite3_int64 *id)
 	else
 		sqlite3_bind_null(st, 8);
 	db_bind_text(st, 9, spec->purpose ? spec->purpose : "");
+	db_bind_text(st, 10, spec->boot_args ? spec->boot_args : "");
 	ret = db_step_done(db, st);
 	if (ret) {
 		error("job: cannot queue job for bug %lld", (long long)spec->bug_id);

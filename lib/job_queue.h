@@ -20,7 +20,12 @@ struct job_spec {
 	const char *purpose;		/* NULL: the bug's own; "backtest", "release" (0017_bases.sql) */
 	int patch_count;		/* apply only the first N patches; 0: all */
 	bool with_baseline;		/* also run the unpatched base and compare */
+	const char *boot_args;		/* NULL or kernel command-line tokens for every boot */
 };
+
+/* Are s kernel command-line tokens a job may add ([A-Za-z0-9_.,:=-], blank
+ * separated, at most 512 bytes)?  job_enqueue refuses others. */
+bool job_boot_args_ok(const char *s);
 
 /*
  * Insert a queued job; *id gets its id.  Runs inside the caller's

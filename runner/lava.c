@@ -627,6 +627,8 @@ int lava_boot(struct run *r, struct variant *v, struct boot *b, struct buf *cons
 		goto out;
 	d.board = board_kind();
 	scenario_append(b->sb, b->only, &append);
+	if (r->job->boot_args && *r->job->boot_args)	/* 0018_boot_args.sql */
+		buf_addf(&append, " %s", r->job->boot_args);
 	for (int i = 0, n = 0; d.board && i < b->sb->ntests; i++)
 		if (b->sb->emulated[i])	/* needs QEMU's devices: the guest says SKIP */
 			buf_addf(&append, "%s%s", n++ ? "," : " bbsuite.skip=", b->sb->tests[i]);

@@ -315,6 +315,8 @@ int qemu_boot(struct run *r, struct boot *b, struct buf *console)
 		buf_addf(&append, " %s", sb->cmdline[i]);
 	if (b->only)
 		buf_addf(&append, " bbsuite.only=%s", b->only);
+	if (r->job && r->job->boot_args && *r->job->boot_args)	/* 0018_boot_args.sql */
+		buf_addf(&append, " %s", r->job->boot_args);
 	if (scenario_make_images(sb, b->images_dir, &err)) {
 		buf_addf(&r->infra, "cannot make the disk images: %s", err.ptr);
 		goto out;

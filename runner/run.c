@@ -34,6 +34,7 @@
  * file: stage_blame with FAULT_OURS, not retried).
  */
 #include "run.h"
+#include "kcache.h"
 #include "stage.h"
 #include "paths.h"
 #include "sandbox.h"
@@ -269,6 +270,8 @@ static int run_patched(struct run *r, struct variant *v)
 		return v->verdict ? 0 : -1;
 	if (do_build(r, v) || v->verdict || stage_interrupted(r))
 		return v->verdict ? 0 : -1;
+	if (kcache_on(r, v))
+		kcache_keep(r, v);
 	return boot_variant(r, v);
 }
 
@@ -560,6 +563,12 @@ static void run_variants(struct run *r, struct variant *patched, struct variant 
 {
 	bool need_base = r->job->with_baseline && r->npatches > 0, cached = false;
 
+	/* the same kernel built before (kcache.h): no tree, no build */
+	if (kcache_on(r, patched) && kcache_find(r, patched)) {
+		if (!r->infra.len && boot_variant(r, patched) && !r->infra.len && !r->cancel)
+			buf_addstr(&r->infra, "run ended without a verdict");
+		return;
+	}
 	if (do_apply(r, patched) || patched->verdict || stage_interrupted(r))
 		return;
 	if (need_base) {

@@ -3,7 +3,7 @@
 # scratch database; no kernel is built here.
 . "$(dirname "$0")/lib/test-lib.sh"
 
-plan 16
+plan 18
 
 write_config "$TMP/bb.conf" </dev/null
 export BUGBRIDGE_CONFIG="$TMP/bb.conf"
@@ -32,6 +32,11 @@ like "job add --series names the series directory" \
 		(SELECT candidate_id FROM jobs WHERE id = ${id4:-0})")" \
 	"^series\|.*/kernel-patches/sr-sense-valid\|1$"
 
+id5=$(bb job add --bug 9370 --none --boot-args "bb_mutant=12 bbsuite.stop=1")
+is "job add --boot-args keeps the tokens for every boot of the job" \
+	"$(sql "SELECT boot_args FROM jobs WHERE id = ${id5:-0}")" "bb_mutant=12 bbsuite.stop=1"
+bb job add --bug 9370 --none --boot-args 'init=/bin/sh;reboot' >"$TMP/out" 2>&1
+is "boot arguments with other characters are a usage error" "$?" "2"
 bb job add --bug 9370 >"$TMP/out" 2>&1
 is "job add without a patch choice is a usage error" "$?" "2"
 bb job add --bug 9370 --series "$TMP/nonexistent" >"$TMP/out" 2>&1
