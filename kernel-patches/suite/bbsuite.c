@@ -24,6 +24,8 @@
  * "bbsuite.skip=A,B" reports tests A and B as skipped without running them.
  * "bbsuite.rerun=N" runs each failing test again N times after the suite,
  * in the same boot, while the kernel is sane (rerun_failed).
+ * "bbsuite.stop=1" (the mutation campaign: a kill needs one failure)
+ * reports every test after the first that fails as skipped, unrun.
  */
 #include "bbsuite.h"
 
@@ -182,6 +184,19 @@ static char *cmdline_arg(const char *key, char *buf, size_t size)
 	end = p + strcspn(p, " \t\n");
 	*end = '\0';
 	return p;
+}
+
+/* bbsuite.stop=1 on the kernel command line. */
+static bool stop_at_first(void)
+{
+	static int stop = -1;
+	char buf[4096];		/* the whole command line: cmdline_arg reads it in */
+
+	if (stop < 0) {
+		const char *v = cmdline_arg("bbsuite.stop=", buf, sizeof(buf));
+		stop = v && !strcmp(v, "1");
+	}
+	return stop;
 }
 
 /* bbsuite.only= from /proc/cmdline, or NULL. */
@@ -437,6 +452,11 @@ int main(int argc, char **argv)
 	if (only)
 		printf("# bbsuite.only=%s\n", only);
 	for (size_t i = 0; i < nrun; i++) {
+		if (nfail && stop_at_first()) {
+			printf("ok %zu %s # SKIP not run: an earlier test failed (bbsuite.stop)\n",
+			       i + 1, run[i]->name);
+			continue;
+		}
 		if (skipped(run[i]->name)) {
 			printf("ok %zu %s # SKIP needs QEMU's emulated devices or faults"
 			       " (bbsuite.skip)\n", i + 1, run[i]->name);
@@ -454,7 +474,7 @@ int main(int argc, char **argv)
 	diag("bbsuite: %zu tests, %zu not ok, %.2f s", nrun, nfail, now() - t0);
 	if (!only)
 		gcov_dump();	/* a kernel with gcov: which lines the suite ran */
-	if (!only)
+	if (!only && !stop_at_first())
 		rerun_failed(run, failed, nrun);
 	fflush(stdout);
 	return nfail ? 1 : 0;

@@ -5,7 +5,7 @@ A developer tool and the reference reading of suite/scenarios; the real
 runner is C (runner/).  No shell is involved: every program is started with
 an argv list.
 
-  bbrun.py --kernel BZIMAGE --work DIR [--boot all] [--only NAME]
+  bbrun.py --kernel BZIMAGE --work DIR [--boot all] [--only NAME] [--cmdline T]...
            [--scenarios FILE] [--suite DIR] [--busybox /bin/busybox]
            [--accel tcg]
 
@@ -146,6 +146,8 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--boot", default="all")
     ap.add_argument("--only")
+    ap.add_argument("--cmdline", action="append", default=[],
+                    help="a kernel command-line token more (bb_mutant=N)")
     ap.add_argument("--scenarios", default=os.path.join(KP, "suite", "scenarios"))
     ap.add_argument("--suite", default=os.path.join(KP, "suite"))
     ap.add_argument("--busybox", default="/bin/busybox")
@@ -166,6 +168,7 @@ def main():
     cmdline = ["console=ttyS0", "panic=-1", "oops=panic", "loglevel=7"] + boot.cmdline
     if a.only:
         cmdline.append("bbsuite.only=" + a.only)
+    cmdline += a.cmdline
     log = os.path.join(work, "console.log")
     # the runner's machine: no default devices, no network (guest-no-network)
     argv = [a.qemu, "-accel", a.accel, "-m", "512", "-smp", "1", "-nodefaults",

@@ -40,6 +40,8 @@ import subprocess
 import sys
 import tempfile
 
+import schemata
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 TOKEN_RE = re.compile(r"""
@@ -115,8 +117,9 @@ def tokenize(text, start, end, first_line):
     return toks
 
 
-def find_function(text, name):
-    """(start of body '{', end after '}', line of '{') of a definition."""
+def find_function(text, name, header=False):
+    """(start of body '{', end after '}', line of '{') of a definition;
+    with header, the start of the definition's first line comes first."""
     for m in re.finditer(r"^[A-Za-z_][^\n;#=]*\b%s\(" % re.escape(name), text, re.M):
         brace = re.compile(r"\n\{\n").search(text, m.end())
         semi = text.find(";", m.end())
@@ -124,7 +127,8 @@ def find_function(text, name):
             continue
         close = re.compile(r"\n\}\n").search(text, brace.end())
         body_start = brace.start() + 1
-        return body_start, close.end() - 1, text.count("\n", 0, body_start) + 1
+        found = (body_start, close.end() - 1, text.count("\n", 0, body_start) + 1)
+        return (m.start(),) + found if header else found
     raise SystemExit("mutagen: function %s not found" % name)
 
 
@@ -324,7 +328,8 @@ def generate(texts, funcs):
                 op, repl, before)
             mid = "%s-%s" % (name, hashlib.sha256(key.encode()).hexdigest()[:8])
             mutants.append(dict(id=mid, file=f, func=name, line=line, op=op,
-                                before=before, after=after, text=new_text))
+                                before=before, after=after, text=new_text,
+                                delta=len(new_text) - len(text)))
     return mutants
 
 
@@ -349,16 +354,22 @@ def main():
     ap.add_argument("--functions", default=os.path.join(HERE, "mutant-functions"))
     ap.add_argument("--out", required=True)
     ap.add_argument("--max", type=int, default=0)
+    ap.add_argument("--exclude", default="",
+                    help="mutant ids left out (after --max: those that did not compile)")
+    ap.add_argument("--schemata", action="store_true",
+                    help="also every mutant in one patch, chosen by bb_mutant=N (schemata.py)")
     args = ap.parse_args()
 
     funcs = read_functions(args.functions)
-    files = sorted({f for f, _ in funcs})
+    files = sorted({f for f, _ in funcs} | {"drivers/scsi/scsi.c"})
     texts = load_files(args.tree, files, args.base_patch)
     mutants = select(generate(texts, funcs), args.max)
+    drop = set(args.exclude.replace(",", " ").split())
+    mutants = [m for m in mutants if m["id"] not in drop]
     mutants.sort(key=lambda m: (m["file"], m["line"], m["id"]))
     os.makedirs(args.out, exist_ok=True)
     for old in os.listdir(args.out):
-        if old.endswith(".patch") or old == "manifest":
+        if old.endswith(".patch") or old in ("manifest", "schemata", "schemata.lines"):
             os.unlink(os.path.join(args.out, old))
     with open(os.path.join(args.out, "manifest"), "w") as man:
         for m in mutants:
@@ -374,7 +385,29 @@ def main():
                 p.writelines(diff)
             man.write("\t".join([m["id"], m["file"], str(m["line"]), m["func"], m["op"],
                                  m["before"], m["after"]]) + "\n")
+    if args.schemata:
+        write_schemata(args.out, texts, mutants)
     print("mutagen: %d mutants in %s" % (len(mutants), args.out))
+
+
+def write_schemata(out, texts, mutants):
+    """DIR/schemata.patch (every mutant, chosen at boot), DIR/schemata (the
+    number of each id: bb_mutant=N) and DIR/schemata.lines (where each
+    mutant's copy of its function is in the patched file)."""
+    new, numbered, lines = schemata.build(texts, mutants, find_function)
+    with open(os.path.join(out, "schemata.patch"), "w") as p:
+        p.write("From: bugbridge mutagen <bugbridge@localhost>\n")
+        p.write("Subject: [MUTANT SCHEMATA] %d mutants, bb_mutant=N picks one\n\n" %
+                len(numbered))
+        p.write("Every mutant of the manifest in one kernel (kernel-patches/tools/"
+                "schemata.py);\nbb_mutant=0, the default, is the kernel without any.\n---\n")
+        p.write(schemata.patch(texts, new))
+    with open(os.path.join(out, "schemata"), "w") as f:
+        for n, m in numbered:
+            f.write("%d\t%s\n" % (n, m["id"]))
+    with open(os.path.join(out, "schemata.lines"), "w") as f:
+        for n in sorted(lines):
+            f.write("%d\t%s\t%d\t%d\n" % ((n,) + lines[n]))
 
 
 if __name__ == "__main__":

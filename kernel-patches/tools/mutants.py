@@ -1,20 +1,30 @@
 #!/usr/bin/env python3
-"""mutants.py: the mutation campaign over the completion path (issue 15).
+"""mutants.py: the mutation campaign over the I/O completion stack (issues 15, 24).
 
-    mutants.py [--max N] [--only ID,...] [--fresh] [--report FILE]
+    mutants.py [--max N] [--only ID,...] [--fresh] [--report FILE] [--jobs N]
 
-Generates the mutants (mutagen.py, on top of kernel-patches/sr-sense-valid
-so that the base passes), then runs each one through the real runner: a
-scratch database, `bugbridge job add --series` of the sr fix plus the
-mutant, `bugbridge-runner --job`, `bugbridge job show --json`.  The verdict
-decides: fail or panic = killed, boot-timeout = timed out (detected too),
-pass = survived, build-failed = did not compile (dropped, counted).
+Generates the mutants (mutagen.py on top of kernel-patches/sr-sense-valid,
+so that the base passes) as one mutant schemata patch: every mutant
+compiled into one kernel, each behind `bb_mutant=N` on the kernel command
+line (schemata.py).  Then everything goes through the real runner, with a
+scratch database and [runner] reuse_kernels on:
+
+  1. `bugbridge job add --series` of the sr fix plus the schemata patch,
+     with `--boot-args bb_mutant=0`: the runner builds that kernel (and
+     keeps it) and the whole suite must pass on it, no mutant chosen.
+     If the build fails, the mutants whose copies the compiler named are
+     dropped (counted as "did not compile") and the schemata made again.
+  2. a job per mutant, the same series with `--boot-args "bb_mutant=N
+     bbsuite.stop=1"` (the suite stops at its first failure: a kill needs
+     one), --jobs runners at once (default 2): each boots the kept kernel,
+     none builds.  fail or panic = killed, boot-timeout = timed out
+     (detected too), pass = survived.
 
 The report (stdout and --report) is a table per function and one line per
 survivor with its triage from kernel-patches/mutants/triage (equivalent,
 with the argument why no device can observe it, or missing-test).  It
 holds nothing that depends on timing, so two campaigns on the same tree
-give the same report; wall times go to the end of the log only.
+give the same report; the wall time is printed after it (and logged).
 
 Results are kept per mutant under <cache>/mutants/results, keyed by the
 mutant, the sr fix and every file of kernel-patches the verdict depends
@@ -23,13 +33,15 @@ where it stopped, and --fresh runs everything again.
 
 Environment: BB_BUILD (binaries, default ./build), BUGBRIDGE_MUTANTS_CACHE
 (cache dir, default $XDG_CACHE_HOME/bugbridge), BB_MUTANTS_MAX (default
-for --max).
+for --max), BB_MUTANTS_BOOT_TIMEOUT (a mutant boot's wall clock limit,
+default 120 s: the suite takes 10-25 s).
 """
 import argparse
 import glob
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,7 +54,7 @@ SRC = os.path.dirname(KP)
 TARBALL = "/usr/src/linux-source-6.1.tar.xz"
 SRFIX = os.path.join(KP, "sr-sense-valid")
 TRIAGE = os.path.join(KP, "mutants", "triage")
-DEFAULT_MAX = 170
+DEFAULT_MAX = 440
 
 
 def log(msg):
@@ -63,19 +75,27 @@ def series_patches(d):
     return [os.path.join(d, n) for n in names]
 
 
+def mutated_files():
+    files = {"drivers/scsi/scsi.c"}
+    for line in open(os.path.join(HERE, "mutant-functions")):
+        line = line.split("#", 1)[0].split()
+        if line:
+            files.add(line[0])
+    return sorted(files)
+
+
 def source_tree(cache, work):
     """A tree holding the files mutagen reads: the runner's extracted base
     when there is one, else just those files from the tarball."""
+    files = mutated_files()
     base = os.path.join(cache, "base", "linux-source-6.1")
-    if os.path.isfile(os.path.join(base, "drivers/scsi/sd.c")):
+    if all(os.path.isfile(os.path.join(base, f)) for f in files):
         return base
     tree = os.path.join(work, "src")
-    if not os.path.isfile(os.path.join(tree, "drivers/scsi/sd.c")):
-        files = ["linux-source-6.1/drivers/scsi/" + f for f in
-                 ("scsi.c", "scsi_lib.c", "scsi_error.c", "sd.c", "sr.c")]
+    if not all(os.path.isfile(os.path.join(tree, f)) for f in files):
         os.makedirs(tree, exist_ok=True)
-        subprocess.run(["tar", "-xJf", TARBALL, "-C", tree, "--strip-components=1"] + files,
-                       check=True)
+        subprocess.run(["tar", "-xJf", TARBALL, "-C", tree, "--strip-components=1"] +
+                       ["linux-source-6.1/" + f for f in files], check=True)
     return tree
 
 
@@ -98,6 +118,10 @@ def read_manifest(d):
     return out
 
 
+def read_tab(path):
+    return [line.rstrip("\n").split("\t") for line in open(path)]
+
+
 def read_triage():
     tri = {}
     if not os.path.exists(TRIAGE):
@@ -113,14 +137,15 @@ def read_triage():
 class Runner:
     """A scratch database and configuration for bugbridge-runner."""
 
-    def __init__(self, work, cache, build, coverage=False, patches=KP):
+    def __init__(self, work, cache, build, patches=KP):
         self.work, self.build = work, build
         self.conf = os.path.join(work, "bb.conf")
         with open(self.conf, "w") as f:
             f.write("[db]\npath = %s\n[log]\nlevel = warn\n[runner]\n"
                     "cache_dir = %s\npatches_dir = %s\nflake_retries = 0\n"
-                    "coverage = %s\n" % (os.path.join(work, "bb.db"), cache, patches,
-                                          "true" if coverage else "false"))
+                    "coverage = false\nreuse_kernels = true\nboot_timeout = %s\n" % (
+                        os.path.join(work, "bb.db"), cache, patches,
+                        os.environ.get("BB_MUTANTS_BOOT_TIMEOUT", "120")))
         self.env = dict(os.environ, BUGBRIDGE_CONFIG=self.conf)
         self.bb("db", "migrate")
 
@@ -131,52 +156,112 @@ class Runner:
             raise SystemExit("mutants: bugbridge %s: %s" % (" ".join(args), r.stderr))
         return r.stdout
 
-    def run(self, series_dir, logf):
-        # the binaries may have been rebuilt (and gained a migration) since the start
-        self.bb("db", "migrate")
-        what = ["--series", series_dir] if series_dir else ["--none"]
-        job = self.bb("job", "add", "--bug", "1", *what).strip()
-        subprocess.run(["nice", os.path.join(self.build, "bugbridge-runner"), "--job", job],
-                       env=self.env, stdout=logf, stderr=logf)
+    def add(self, series_dir, boot_args):
+        return self.bb("job", "add", "--bug", "1", "--series", series_dir,
+                       "--boot-args", boot_args).strip()
+
+    def start(self, job, logf):
+        return subprocess.Popen(["nice", os.path.join(self.build, "bugbridge-runner"),
+                                 "--job", job], env=self.env, stdout=logf, stderr=logf)
+
+    def show(self, job):
         return json.loads(self.bb("job", "show", job, "--json"))
+
+    def run(self, series_dir, boot_args, logf):
+        job = self.add(series_dir, boot_args)
+        self.start(job, logf).wait()
+        return self.show(job)
 
 
 def outcome(doc):
     v = doc.get("verdict") or "none"
     failed = sorted(t["name"] for t in doc.get("test_results", [])
-                    if t["variant"] == "patched" and t["status"] != "pass")
+                    if t["variant"] == "patched" and t["status"] not in ("pass", "skip"))
     status = {"pass": "survived", "fail": "killed", "panic": "killed",
               "boot-timeout": "timeout", "build-failed": "no-compile",
               "apply-failed": "no-apply"}.get(v, "error")
-    return dict(status=status, verdict=v, failed=failed)
+    built = any(st.get("stage") == "build" and st.get("status") == "ok"
+                for st in doc.get("stages", []))
+    return dict(status=status, verdict=v, failed=failed, built=built)
 
 
-def run_one(m, mdir, runner, results, key, fresh):
-    res_path = os.path.join(results, m["id"] + ".json")
-    if not fresh and os.path.exists(res_path):
-        old = json.load(open(res_path))
-        if old.get("key") == key:
-            return old, False
-    sdir = tempfile.mkdtemp(prefix="series-", dir=runner.work)
+def generate(tree, mdir, limit, exclude):
+    subprocess.run([sys.executable, os.path.join(HERE, "mutagen.py"), "--tree", tree,
+                    "--out", mdir, "--max", str(limit), "--schemata",
+                    "--exclude", ",".join(sorted(exclude))] +
+                   sum((["--base-patch", p] for p in series_patches(SRFIX)), []),
+                   check=True, stdout=subprocess.DEVNULL)
+
+
+def schemata_series(work, mdir):
+    """A series directory: the sr fix, then the schemata patch."""
+    sdir = os.path.join(work, "series-schemata")
+    shutil.rmtree(sdir, ignore_errors=True)
+    os.makedirs(sdir)
     names = []
-    for i, p in enumerate(series_patches(SRFIX) + [os.path.join(mdir, m["id"] + ".patch")]):
-        names.append("%04d-%s" % (i + 1, os.path.basename(p)[5:] if i < 1 else m["id"] + ".patch"))
+    for i, p in enumerate(series_patches(SRFIX) + [os.path.join(mdir, "schemata.patch")]):
+        names.append("%04d-%s" % (i + 1, os.path.basename(p)[5:] if i < 1 else
+                                  "mutant-schemata.patch"))
         shutil.copy(p, os.path.join(sdir, names[-1]))
     with open(os.path.join(sdir, "series"), "w") as f:
         f.write("\n".join(names) + "\n")
-    t0 = time.time()
-    with open(os.path.join(runner.work, "runner.log"), "a") as logf:
-        for attempt in range(2):
-            res = outcome(runner.run(sdir, logf))
+    return sdir
+
+
+def not_compiled(detail, mdir):
+    """Mutant ids whose copies the compiler's errors name."""
+    spans = read_tab(os.path.join(mdir, "schemata.lines"))
+    ids = dict(read_tab(os.path.join(mdir, "schemata")))
+    bad = set()
+    for f, line in re.findall(r"(drivers/scsi/[\w.]+\.c):(\d+):\d+: error", detail or ""):
+        for n, sf, first, last in spans:
+            if sf == f and int(first) <= int(line) <= int(last):
+                bad.add(ids[n])
+    return bad
+
+
+def build_schemata(runner, tree, work, mdir, limit, logf):
+    """Generate and build the schemata kernel; its clean run must pass.
+    The mutants that did not compile, and the series directory."""
+    dropped = set()
+    for _ in range(8):
+        generate(tree, mdir, limit, dropped)
+        sdir = schemata_series(work, mdir)
+        doc = runner.run(sdir, "bb_mutant=0", logf)
+        if doc.get("verdict") == "pass":
+            return dropped, sdir
+        bad = not_compiled(doc.get("verdict_detail"), mdir) \
+            if doc.get("verdict") == "build-failed" else set()
+        if not bad:
+            raise SystemExit("mutants: the schemata kernel with bb_mutant=0 does not pass"
+                             " (%s: %s): no campaign" % (doc.get("verdict"),
+                                                       doc.get("verdict_detail")))
+        log("did not compile, dropped: %s" % " ".join(sorted(bad)))
+        dropped |= bad
+    raise SystemExit("mutants: the schemata kernel still does not build")
+
+
+def run_all(runner, todo, sdir, nums, jobs, logf, done):
+    """Each (mutant, key, path) of todo as a job, jobs at once; done(m, res)."""
+    running = []
+    while todo or running:
+        while todo and len(running) < jobs:
+            m, key, path = todo.pop(0)
+            job = runner.add(sdir, "bb_mutant=%d bbsuite.stop=1" % nums[m["id"]])
+            running.append((m, key, path, job, runner.start(job, logf), time.time()))
+        time.sleep(0.5)
+        for item in list(running):
+            m, key, path, job, proc, t0 = item
+            if proc.poll() is None:
+                continue
+            running.remove(item)
+            res = outcome(runner.show(job))
+            res.update(key=key, seconds=round(time.time() - t0, 1))
             if res["status"] != "error":
-                break
-    res.update(key=key, seconds=round(time.time() - t0, 1))
-    shutil.rmtree(sdir)
-    if res["status"] != "error":
-        with open(res_path + ".tmp", "w") as f:
-            json.dump(res, f, sort_keys=True)
-        os.rename(res_path + ".tmp", res_path)
-    return res, True
+                with open(path + ".tmp", "w") as f:
+                    json.dump(res, f, sort_keys=True)
+                os.rename(path + ".tmp", path)
+            done(m, res)
 
 
 COLUMNS = ("killed", "timeout", "survived", "equivalent", "no-compile", "error")
@@ -224,6 +309,24 @@ def report(mutants, results, triage):
     return "\n".join(out) + "\n", total, judged, detected
 
 
+def snapshot_of(work, live):
+    """The kernel-patches the campaign judges: one version of the suite even
+    if the tree moves on, at one fixed path (the runner's seed key hashes
+    the paths of the config fragments and the harness: a new path would be
+    a cold build)."""
+    key = tree_key()
+    if live:
+        return KP, key
+    snapshot = os.path.join(work, "kernel-patches")
+    stamp = os.path.join(snapshot, ".bb-key")
+    if not os.path.exists(stamp) or open(stamp).read() != key:
+        subprocess.run(["rm", "-rf", snapshot], check=True)
+        shutil.copytree(KP, snapshot)
+        with open(stamp, "w") as f:
+            f.write(key)
+    return snapshot, key
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--max", type=int, default=int(os.environ.get("BB_MUTANTS_MAX",
@@ -231,72 +334,75 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--fresh", action="store_true")
     ap.add_argument("--report")
+    ap.add_argument("--jobs", type=int, default=2, help="runners at once (QEMU boots)")
     ap.add_argument("--live", action="store_true",
                     help="run on kernel-patches itself, not a snapshot (its seed is the tests')")
-    ap.add_argument("--no-base", action="store_true",
-                    help="skip the base runs (the caller knows the seed exists and the fix passes)")
     args = ap.parse_args()
 
+    t_start = time.time()
     build = os.path.abspath(os.environ.get("BB_BUILD", os.path.join(SRC, "build")))
     cache = cache_dir()
     work = os.path.join(cache, "mutants")
     results = os.path.join(work, "results")
     os.makedirs(results, exist_ok=True)
     mdir = os.path.join(work, "generated")
-    subprocess.run([sys.executable, os.path.join(HERE, "mutagen.py"), "--tree",
-                    source_tree(cache, work), "--out", mdir, "--max", str(args.max)] +
-                   sum((["--base-patch", p] for p in series_patches(SRFIX)), []), check=True)
-    mutants = read_manifest(mdir)
+    snapshot, key_base = snapshot_of(work, args.live)
+    dbdir = tempfile.mkdtemp(prefix="run-", dir=work)
+    runner = Runner(dbdir, cache, build, patches=snapshot)
+    logf = open(os.path.join(dbdir, "runner.log"), "a")
+    tree = source_tree(cache, work)
+    dropped, sdir = build_schemata(runner, tree, work, mdir, args.max, logf)
+    log("the schemata kernel (bb_mutant=0) passes the suite; built and run in %.0f s" % (
+        time.time() - t_start))
+    generate(tree, os.path.join(work, "all"), args.max, set())
+    mutants = read_manifest(os.path.join(work, "all"))
+    nums = {mid: int(n) for n, mid in read_tab(os.path.join(mdir, "schemata"))}
     if args.only:
         want = set(args.only.replace(",", " ").split())
         mutants = [m for m in mutants if m["id"] in want]
         missing = want - {m["id"] for m in mutants}
         if missing:
             raise SystemExit("mutants: no such mutant: %s" % " ".join(sorted(missing)))
-    dbdir = tempfile.mkdtemp(prefix="run-", dir=work)
-    key_base = tree_key()
-    # the campaign judges one version of the suite, even if the tree moves
-    # on; at one fixed path, because the runner's seed key hashes the paths
-    # of the config fragments and the harness (a new path: a cold build)
-    snapshot = KP if args.live else os.path.join(work, "kernel-patches")
-    stamp = os.path.join(snapshot, ".bb-key")
-    if not args.live and (not os.path.exists(stamp) or open(stamp).read() != key_base):
-        subprocess.run(["rm", "-rf", snapshot], check=True)
-        shutil.copytree(KP, snapshot)
-        with open(stamp, "w") as f:
-            f.write(key_base)
-    runner = Runner(dbdir, cache, build, patches=snapshot)
-    t0 = time.time()
-    if not args.no_base:
-        with open(os.path.join(runner.work, "runner.log"), "a") as logf:
-            # the unpatched base first: it makes the seed every mutant builds on
-            base = runner.run(None, logf)
-            log("the unpatched base: %s (%s)" % (base.get("verdict"), ", ".join(
-                outcome(base)["failed"]) or "no test failed"))
-            fixed = runner.run(SRFIX, logf)
-        if fixed.get("verdict") != "pass":
-            raise SystemExit("mutants: the base with the sr fix does not pass (%s: %s): "
-                             "no campaign" % (fixed.get("verdict"), fixed.get("verdict_detail")))
-        log("the base with the sr fix passes; %d mutants" % len(mutants))
-    res, ran = {}, 0
-    # in id order (a hash): an interrupted campaign has sampled every function
-    for i, m in enumerate(sorted(mutants, key=lambda m: m["id"].split("-")[-1])):
-        key = hashlib.sha256((key_base + open(os.path.join(mdir, m["id"] + ".patch")).read())
-                             .encode()).hexdigest()
-        res[m["id"]], fresh_run = run_one(m, mdir, runner, results, key, args.fresh)
-        ran += fresh_run
-        log("%d/%d %s: %s%s%s" % (i + 1, len(mutants), m["id"], res[m["id"]]["status"],
-                                  " (%s)" % ", ".join(res[m["id"]]["failed"][:4])
-                                  if res[m["id"]]["failed"] else "",
-                                  "" if fresh_run else " [kept]"))
+    res, todo = {}, []
+    for m in sorted(mutants, key=lambda m: m["id"].split("-")[-1]):
+        if m["id"] in dropped:
+            res[m["id"]] = dict(status="no-compile", verdict="build-failed", failed=[])
+            continue
+        patch = open(os.path.join(work, "all", m["id"] + ".patch")).read()
+        key = hashlib.sha256((key_base + "schemata\0" + patch).encode()).hexdigest()
+        path = os.path.join(results, m["id"] + ".json")
+        old = json.load(open(path)) if os.path.exists(path) and not args.fresh else {}
+        if old.get("key") == key:
+            res[m["id"]] = old
+        else:
+            todo.append((m, key, path))
+    kept, t_runs = len(res), time.time()
+    log("%d mutants, %d kept from earlier runs, %d to run, %d at once" % (
+        len(mutants), kept, len(todo), args.jobs))
+
+    def done(m, r):
+        res[m["id"]] = r
+        log("%d/%d %s: %s%s (%.0f s)" % (len(res), len(mutants), m["id"], r["status"],
+                                         " (%s)" % ", ".join(r["failed"][:3])
+                                         if r["failed"] else "", r["seconds"]))
+
+    run_all(runner, todo, sdir, nums, args.jobs, logf, done)
+    built = [mid for mid in res if res[mid].get("built")]
+    if built:
+        log("%d mutant jobs built a kernel instead of booting the kept one: %s" % (
+            len(built), " ".join(sorted(built)[:5])))
     text, total, judged, detected = report(mutants, res, read_triage())
     sys.stdout.write(text)
     if args.report:
         with open(args.report, "w") as f:
             f.write(text)
+    wall = time.time() - t_start
+    print("wall time %.0f s (%.1f min): the schemata kernel and its clean run %.0f s, "
+          "%d mutant runs %.0f s with %d at once" % (
+              wall, wall / 60, t_runs - t_start, len(mutants) - kept, time.time() - t_runs,
+              args.jobs))
+    logf.close()
     shutil.rmtree(dbdir, ignore_errors=True)
-    log("%d mutants run now, %d kept from earlier runs; wall %.0f s (%.0f s per mutant run)" % (
-        ran, len(mutants) - ran, time.time() - t0, (time.time() - t0) / ran if ran else 0))
     return 0
 
 
