@@ -62,6 +62,7 @@ static const struct test tests[] = {
 	{ "sr-medium-error", t_sr_medium_error },
 	{ "sr-capacity", t_sr_capacity },
 	{ "sd-end-of-device", t_sd_end_of_device },
+	{ "scsi-scan", t_scsi_scan },
 	{ "lying-device-lba-outside", t_lying_lba_outside },
 	{ "lying-device-unaligned-resid", t_lying_unaligned_resid },
 	{ "lying-device-short-resid", t_lying_short_resid },
@@ -88,6 +89,8 @@ static const struct test tests[] = {
 	{ "lying-device-cd-events", t_lying_cd_events },
 	{ "lying-device-eh-tur", t_lying_eh_tur },
 	{ "lying-device-delayed-requeue", t_lying_delayed_requeue },
+	{ "lying-device-rescan", t_lying_rescan },
+	{ "lying-device-send-command", t_lying_send_command },
 	{ "lying-device-read6-fallback", t_lying_read6_fallback },	/* READ(6) from now on: last on the disk */
 	{ "lying-device-sr-valid-inside", t_lying_sr_valid_inside },
 	{ "lying-device-sr-end-trim", t_lying_sr_end_trim },	/* trims the CD: last of its tests */

@@ -22,6 +22,8 @@
  *   t_lying_merge.c   lying-device-mixed-merge (a failed mixed-merge request)
  *   t_lying_ioctl.c   SG_IO's header, the CD's ioctls and media events, the
  *                 error handler's TEST UNIT READY, the delayed requeue
+ *   t_lying_rescan.c  scsi-scan (INQUIRY data, a scan of every host) and
+ *                 lying-device-rescan (sd's revalidation, READ CAPACITY)
  *   t_guest.c     guest-no-network (QEMU gave the guest no NIC)
  *   bbgcov.c      after the suite, the kernel's gcov data for drivers/scsi
  *
@@ -243,6 +245,9 @@ int t_lying_cd_ioctls(void);
 int t_lying_cd_events(void);
 int t_lying_eh_tur(void);
 int t_lying_delayed_requeue(void);
+int t_scsi_scan(void);
+int t_lying_rescan(void);
+int t_lying_send_command(void);
 int t_guest_no_network(void);
 
 #endif

@@ -506,6 +506,12 @@ int sgio_mx(int fd, const unsigned char *cdb, int cdb_len, void *buf,
 	h.cmdp = (unsigned char *)cdb;
 	h.sbp = res->sense;
 	h.timeout = 20000;
+	/* output fields hold garbage going in: the kernel must set each one */
+	h.status = h.masked_status = h.msg_status = 0x5a;
+	h.sb_len_wr = 0x5a;
+	h.host_status = h.driver_status = 0x5a5a;
+	h.resid = 0x5a5a5a;
+	h.info = 0x5a5a5a5a;
 	if (ioctl(fd, SG_IO, &h) < 0)
 		return fail("SG_IO: %s", strerror(errno));
 	res->status = h.status;

@@ -20,7 +20,8 @@
  *                              MEDIUM ERROR EIO, one command each; UNIT
  *                              ATTENTION once: retried, and CDROM_MEDIA_CHANGED
  *                              says 1 once; eleven times: ENOMEDIUM after 11;
- *                              NOT READY 04/01 once: retried after 2 s
+ *                              NOT READY 04/01 once: retried after 2 s;
+ *                              none of it printed (the command is quiet)
  *   lying-device-cd-events     CDROM_DRIVE_STATUS per TEST UNIT READY answer
  *                              (sr_drive_status); CDROM_MEDIA_CHANGED when the
  *                              TEST UNIT READY of sr_check_events says the
@@ -32,9 +33,15 @@
  *                              or CHECK CONDITION without sense (a failure: a
  *                              reset, then another): the read is right after 2
  *   lying-device-delayed-requeue  NOT READY 04/0a (ALUA transition) once: the
- *                              read is sent again after a second, right
+ *                              read is sent again, right
+ *   lying-device-send-command  SCSI_IOCTL_SEND_COMMAND (sg_scsi_ioctl): INQUIRY
+ *                              and READ(10) hand back their data and 0; CHECK
+ *                              CONDITION: 2 and the first 16 bytes of sense;
+ *                              DID_SOFT_ERROR twice: retried (5 allowed), right
+ *                              after 3; READ DEFECT DATA with DID_SOFT_ERROR
+ *                              twice: 2 commands (1 allowed)
  *
- * Disk sectors 1216..1279, 1792..1823 and 1984..2031; the CD gets no READ
+ * Disk sectors 1216..1279, 1792..1823, 1984..2031 and 1264..1279 (send-command); the CD gets no READ
  * or WRITE.
  */
 #include "bbsuite.h"
@@ -99,19 +106,17 @@ static int sg_expect(uint64_t s, const struct sg_want *w, const struct sgio_resu
 
 	diag("SG_IO %s: status 0x%02x masked 0x%02x host 0x%02x driver 0x%02x info %u"
 	     " resid %d sb_len_wr %d, %d command(s)", w->name, r->status, r->masked_status,
-	     r->host_status, r->driver_status, r->info & SG_INFO_CHECK, r->resid, r->sense_len,
-	     seen);
+	     r->host_status, r->driver_status, r->info, r->resid, r->sense_len, seen);
 	if (r->status != w->status || r->masked_status != w->masked ||
 	    r->host_status != w->host || r->driver_status != w->driver ||
-	    (r->info & SG_INFO_CHECK) != w->info || r->resid != w->resid ||
+	    r->info != w->info || r->resid != w->resid ||
 	    r->sense_len != w->sb_len || seen != w->commands)
 		return fail("SG_IO %s: status 0x%02x masked 0x%02x host 0x%02x driver 0x%02x"
 			    " info %u resid %d sb_len_wr %d after %d commands; want 0x%02x 0x%02x"
 			    " 0x%02x 0x%02x %u %d %d after %d", w->name, r->status,
-			    r->masked_status, r->host_status, r->driver_status,
-			    r->info & SG_INFO_CHECK, r->resid, r->sense_len, seen, w->status,
-			    w->masked, w->host, w->driver, w->info, w->resid, w->sb_len,
-			    w->commands);
+			    r->masked_status, r->host_status, r->driver_status, r->info, r->resid,
+			    r->sense_len, seen, w->status, w->masked, w->host, w->driver, w->info,
+			    w->resid, w->sb_len, w->commands);
 	return 0;
 }
 
@@ -234,10 +239,22 @@ static int toc_expect(const char *name, const char *rule, int want, int trk0, in
 	char full[200];
 	int got, seen = -1;
 
+	const char *said;
+	size_t mark;
+
 	snprintf(full, sizeof(full), "op=0x%02x %s", OP_READ_TOC, rule ? rule : "");
+	kmsg_sync();
+	mark = kmsg_mark();
 	got = cd_ioctl_n(CDROMREADTOCHDR, &h, rule ? full : NULL, secs, OP_READ_TOC, &seen);
 	if (got == -EBADF)
 		return -1;
+	kmsg_sync();
+	/* sr_read_tochdr asks sr_do_ioctl to be quiet */
+	said = kmsg_find(mark, "disc change detected");
+	if (!said)
+		said = kmsg_find(mark, "CDROM not ready");
+	if (said)
+		return fail("CDROMREADTOCHDR, %s: a quiet command printed: %s", name, said);
 	diag("CDROMREADTOCHDR, %s: %s, tracks %d..%d, %d READ TOC", name,
 	     got ? strerror(-got) : "success", h.cdth_trk0, h.cdth_trk1, seen);
 	if (got != -want || seen != n || (!want && (h.cdth_trk0 != trk0 || h.cdth_trk1 != trk1)))
@@ -424,4 +441,92 @@ int t_lying_delayed_requeue(void)
 		return -1;
 	diag("NOT READY 04/0a once: right after %.2f s", now() - t0);
 	return lying_finish(0, 1808, 16);
+}
+
+/* --- lying-device-send-command ----------------------------------------- */
+
+#define SCSI_IOCTL_SEND_COMMAND	1
+#define OP_READ_DEFECT_DATA	0x37
+
+struct send_cmd {
+	unsigned int inlen, outlen;
+	unsigned char data[1024];
+};
+
+/* SCSI_IOCTL_SEND_COMMAND of cdb (len bytes) asking outlen bytes: its
+ * return value (the status byte, or -errno); the data or sense in sc. */
+static int send_cmd(const unsigned char *cdb, size_t len, unsigned int outlen,
+		    struct send_cmd *sc)
+{
+	int fd = io_open(ROLE_BBDISK, O_RDWR), ret;
+
+	if (fd < 0)
+		return -EBADF;
+	memset(sc, 0, sizeof(*sc));
+	sc->outlen = outlen;
+	memcpy(sc->data, cdb, len);
+	ret = ioctl(fd, SCSI_IOCTL_SEND_COMMAND, sc);
+	ret = ret < 0 ? -errno : ret;
+	close(fd);
+	return ret;
+}
+
+static int send_read(const char *name, uint64_t s, const char *rule, int want, int n)
+{
+	unsigned char rd10[10] = { 0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
+	struct send_cmd sc;
+	int got, seen;
+
+	for (int i = 0; i < 4; i++)
+		rd10[2 + i] = (unsigned char)(s >> (24 - 8 * i));
+	if (rule && rulef("lun=0 lba=%llu %s", (unsigned long long)s, rule))
+		return -1;
+	got = send_cmd(rd10, sizeof(rd10), SECTOR, &sc);
+	seen = bbtest_log_count(0, s, 1, &(int){ 0 });
+	diag("SCSI_IOCTL_SEND_COMMAND READ(10), %s: %d after %d command(s), sense key %x asc"
+	     " %02x", name, got, seen, sc.data[2] & 0xf, sc.data[12]);
+	if (got != want || seen != n)
+		return fail("SCSI_IOCTL_SEND_COMMAND READ(10), %s: %d after %d commands, want %d"
+			    " after %d", name, got, seen, want, n);
+	if (!want)
+		return pat_expect(sc.data, SECTOR, s * SECTOR, 0, "SCSI_IOCTL_SEND_COMMAND data");
+	if (sc.data[2] != MEDIUM_ERROR || sc.data[12] != 0x11 || sc.data[16])
+		return fail("SCSI_IOCTL_SEND_COMMAND READ(10), %s: the sense handed back is not"
+			    " the first 16 bytes of the device's (key %x asc %02x, byte 16 %02x)",
+			    name, sc.data[2], sc.data[12], sc.data[16]);
+	return 0;
+}
+
+int t_lying_send_command(void)
+{
+	static const unsigned char inq[6] = { 0x12, 0, 0, 0, 36, 0 };
+	static const unsigned char rdd[10] = { OP_READ_DEFECT_DATA, 0, 0x08, 0, 0, 0, 0, 0, 4, 0 };
+	struct send_cmd sc;
+	char sense[64], rule[160];
+	int got, seen;
+
+	if (dev_require(ROLE_BBDISK) || bbtest_clear())
+		return -1;
+	got = send_cmd(inq, sizeof(inq), 36, &sc);
+	diag("SCSI_IOCTL_SEND_COMMAND INQUIRY: %d, '%.8s'", got, (char *)&sc.data[8]);
+	if (got || sc.data[0] != 0 || memcmp(&sc.data[8], "BBTEST  ", 8))
+		return fail("SCSI_IOCTL_SEND_COMMAND INQUIRY: %d, '%.8s', want 0 and BBTEST", got,
+			    (char *)&sc.data[8]);
+	sense_q(sense, false, MEDIUM_ERROR, 0x11, 0, false, 0);
+	/* a sense longer than 16 bytes: only 16 come back */
+	snprintf(rule, sizeof(rule), "status=2 sense=%sffff copy=0 resid=rest", sense);
+	if (send_read("unscripted", 1264, NULL, 0, 1) ||
+	    send_read("CHECK CONDITION", 1266, rule, 2, 1) ||
+	    send_read("DID_SOFT_ERROR twice", 1268, "host=11 count=2 copy=0 resid=rest", 0, 3))
+		return -1;
+	if (bbtest_opcodes_clear() || rulef("lun=0 op=0x%02x host=11 count=2", OP_READ_DEFECT_DATA))
+		return -1;
+	got = send_cmd(rdd, sizeof(rdd), 4, &sc);
+	seen = bbtest_opcount(0, OP_READ_DEFECT_DATA);
+	diag("SCSI_IOCTL_SEND_COMMAND READ DEFECT DATA, DID_SOFT_ERROR twice: %d after %d"
+	     " command(s)", got, seen);
+	if (seen != 2)
+		return fail("SCSI_IOCTL_SEND_COMMAND READ DEFECT DATA with DID_SOFT_ERROR twice: %d"
+			    " commands, want 2 (it is allowed one retry)", seen);
+	return lying_finish(0, 1264, 16);
 }
