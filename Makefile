@@ -8,8 +8,9 @@
 #                     kernels, a kernel per mutant, the suite booted 20 times)
 #   make demo         the main job end to end (tools/demo.sh)
 #   make bench        the benchmark report (tools/bench.sh)
-#   make mutants      the mutation campaign over the completion path (hours;
-#                     kernel-patches/tools/mutants.py, report in $(O)/mutants-report.txt)
+#   make mutants      the mutation campaign over the completion path (one schemata
+#                     build, a boot per mutant, two at once; kernel-patches/tools/
+#                     mutants.py, report and wall time, report in $(O)/mutants-report.txt)
 #   make coverage     line and branch coverage of the completion path by the suite
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make deps         apt-get install what the build and tests need, if missing
