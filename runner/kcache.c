@@ -44,6 +44,30 @@ static void kcache_dir(const struct run *r, struct buf *dir)
 	buf_addf(dir, "%s/kernels/%s", r->cache, hex);
 }
 
+/* Write b to path; 0 or -1 (errno set). */
+static int write_whole(const struct buf *b, const char *path)
+{
+	FILE *f = fopen(path, "wbe");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fwrite(b->ptr, 1, b->len, f) == b->len ? 0 : -1;
+	if (fclose(f))
+		ret = -1;
+	return ret;
+}
+
+/* Copy the file from to the new file to; 0 or -1 (errno set). */
+static int copy_whole(const char *from, const char *to)
+{
+	struct buf text = BUF_INIT;
+	int ret = buf_read_file(&text, from) ? -1 : write_whole(&text, to);
+
+	buf_release(&text);
+	return ret;
+}
+
 int kcache_find(struct run *r, struct variant *v)
 {
 	struct buf dir = BUF_INIT, image = BUF_INIT, note = BUF_INIT;
@@ -58,32 +82,25 @@ int kcache_find(struct run *r, struct variant *v)
 		ret = -1;
 		goto out;
 	}
+	/* boot.c boots <variant dir>/bzImage when it is there: a copy, ours */
+	buf_addf(&note, "%s/bzImage", v->dir);
+	if (copy_whole(image.ptr, note.ptr)) {
+		buf_addf(&r->infra, "cannot copy the kept kernel to '%s': %s", note.ptr,
+			 strerror(errno));
+		ret = -1;
+		goto out;
+	}
 	utimes(dir.ptr, NULL);		/* the newest are kept */
 	stage_begin(r, v, "build");
+	buf_reset(&note);
 	buf_addf(&note, "reused the kernel built for the same base, config, harness and"
 		 " patches (%s)", strrchr(dir.ptr, '/') + 1);
 	stage_end(r, "skipped", note.ptr);
-	free(v->out);
-	v->out = buf_detach(&dir, NULL);
 	ret = 1;
 out:
 	buf_release(&dir);
 	buf_release(&image);
 	buf_release(&note);
-	return ret;
-}
-
-/* Write b to path; 0 or -1 (errno set). */
-static int write_whole(const struct buf *b, const char *path)
-{
-	FILE *f = fopen(path, "wbe");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fwrite(b->ptr, 1, b->len, f) == b->len ? 0 : -1;
-	if (fclose(f))
-		ret = -1;
 	return ret;
 }
 
@@ -143,7 +160,7 @@ void kcache_keep(struct run *r, const struct variant *v)
 	 * temporary directory, the first rename wins */
 	buf_addf(&tmp, "%s.tmp%ld", dir.ptr, (long)getpid());
 	buf_addf(&to, "%s/arch/x86/boot", tmp.ptr);
-	buf_addf(&from, "%s/arch/x86/boot/bzImage", v->out);
+	buf_addf(&from, "%s/bzImage", v->dir);
 	if (path_exists(dir.ptr) || mkdir_p(to.ptr, 0755) || buf_read_file(&text, from.ptr))
 		goto out;
 	buf_addstr(&to, "/bzImage");

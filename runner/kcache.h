@@ -21,10 +21,11 @@ struct variant;
 
 /* Does v of this job take part (the config key, no gcov, no baseline)? */
 bool kcache_on(const struct run *r, const struct variant *v);
-/* 1: v->out now names a kept kernel's directory (its stage row says so);
- * 0: none kept; -1: r->infra says why. */
+/* 1: the kept kernel is copied to <variant dir>/bzImage, which boot.c
+ * boots (its stage row says so); 0: none kept; -1: r->infra says why. */
 int kcache_find(struct run *r, struct variant *v);
-/* Keep v's freshly built bzImage (a failure only logs: the job goes on). */
+/* Keep v's kernel after its boot: boot.c's copy in <variant dir>, made
+ * through lib/safefile (a failure only logs: the job goes on). */
 void kcache_keep(struct run *r, const struct variant *v);
 
 #endif

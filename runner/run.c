@@ -270,9 +270,11 @@ static int run_patched(struct run *r, struct variant *v)
 		return v->verdict ? 0 : -1;
 	if (do_build(r, v) || v->verdict || stage_interrupted(r))
 		return v->verdict ? 0 : -1;
+	if (boot_variant(r, v))
+		return -1;
 	if (kcache_on(r, v))
-		kcache_keep(r, v);
-	return boot_variant(r, v);
+		kcache_keep(r, v);	/* a kernel that booted, copied out of the tree */
+	return 0;
 }
 
 /*
