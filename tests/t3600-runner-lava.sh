@@ -14,26 +14,7 @@ lava_require
 
 plan 17
 lava_up || { echo "Bail out! no LAVA lab"; exit 1; }
-WEB_PORT=$(free_port)
-runner_setup <<EOF
-backend = lava
-[lava]
-url = $LAVA
-token_file = $LAVA_TOKEN_FILE
-poll_interval = 1
-[web]
-listen = 127.0.0.1:$WEB_PORT
-base_url = http://127.0.0.1:$WEB_PORT
-[tracker]
-url = http://127.0.0.1:9
-poll_interval = 3600
-[digest]
-every = never
-[triage]
-stale_days = 0
-EOF
-bg bbd bbd --config "$TMP/bb.conf"
-wait_port "$WEB_PORT" 20 || { echo "Bail out! bugbridged did not start"; exit 1; }
+lava_runner_up </dev/null
 
 id=$(bb job add --bug 9370 --series "$KP/sr-sense-valid" --baseline 2>/dev/null)
 run_once runner.log

@@ -14,28 +14,11 @@ lava_require
 
 plan 9
 lava_up || { echo "Bail out! no LAVA lab"; exit 1; }
-WEB_PORT=$(free_port)
-runner_setup <<EOF2
-backend = lava
+lava_runner_up <<EOF2
 max_attempts = 1
-[lava]
-url = $LAVA
-token_file = $LAVA_TOKEN_FILE
-poll_interval = 1
-[web]
-listen = 127.0.0.1:$WEB_PORT
-base_url = http://127.0.0.1:$WEB_PORT
 [tracker]
-url = http://127.0.0.1:9
-poll_interval = 3600
 private_bugs = test
-[digest]
-every = never
-[triage]
-stale_days = 0
 EOF2
-bg bbd bbd --config "$TMP/bb.conf"
-wait_port "$WEB_PORT" 20 || { echo "Bail out! bugbridged did not start"; exit 1; }
 sql "INSERT INTO bugs (id, product, component, summary, groups) VALUES
 	(9380, 'IO/Storage', 'SCSI', 'embargoed: sr eats the sense buffer', 'security')"
 

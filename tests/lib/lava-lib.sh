@@ -169,3 +169,34 @@ lava_up() {
 	diag "the LAVA worker did not come online"
 	return 1
 }
+
+# lava_runner_up: runner_setup for the lab (the lines on stdin go to
+# [runner] after "backend = lava", sections of their own after them), and
+# a bugbridged that serves the artifacts and pages at $WEB_PORT with the
+# tracker away.  Bails out if bugbridged does not start.
+lava_runner_up() {
+	WEB_PORT=$(free_port)
+	{
+		echo "backend = lava"
+		cat
+		cat <<EOF
+[lava]
+url = $LAVA
+token_file = $LAVA_TOKEN_FILE
+poll_interval = 1
+[web]
+listen = 127.0.0.1:$WEB_PORT
+base_url = http://127.0.0.1:$WEB_PORT
+[tracker]
+url = http://127.0.0.1:9
+poll_interval = 3600
+[digest]
+every = never
+[triage]
+stale_days = 0
+EOF
+	} >"$TMP/lava-runner.conf"
+	runner_setup <"$TMP/lava-runner.conf"	# not in a pipe: it exports the config
+	bg bbd bbd --config "$TMP/bb.conf"
+	wait_port "$WEB_PORT" 20 || { echo "Bail out! bugbridged did not start"; exit 1; }
+}
