@@ -166,29 +166,36 @@ void buf_trim(struct buf *b)
 	b->ptr[b->len] = '\0';
 }
 
-int buf_read_file(struct buf *b, const char *path)
+int buf_read_fd(struct buf *b, int fd, size_t max)
 {
 	char chunk[65536];
+	size_t total = 0;
 	ssize_t n;
-	int fd, ret = -1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto out;
-		}
-		if (buf_add(b, chunk, n)) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		total += n;
+		if (total > max || buf_add(b, chunk, n)) {
 			errno = EFBIG;
-			goto out;
+			return -1;
 		}
 	}
-	ret = 0;
-out:
+	return 0;
+}
+
+int buf_read_file(struct buf *b, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret, e;
+
+	if (fd < 0)
+		return -1;
+	ret = buf_read_fd(b, fd, SIZE_MAX);
+	e = errno;
 	close(fd);
+	errno = e;
 	return ret;
 }
 

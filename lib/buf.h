@@ -49,6 +49,8 @@ void buf_trim(struct buf *b);
 
 /* Read a whole file (up to the cap); -1 with errno set on failure. */
 int buf_read_file(struct buf *b, const char *path);
+/* Append what fd holds until EOF, at most max bytes (more: -1, EFBIG). */
+int buf_read_fd(struct buf *b, int fd, size_t max);
 /* Write the whole buffer to fd; -1 with errno set (ENOSPC...) on failure. */
 int buf_write_fd(const struct buf *b, int fd);
 /* Write all of data to fd, past short writes and EINTR; -1 with errno set. */

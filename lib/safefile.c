@@ -208,11 +208,8 @@ int safe_open(const char *root, const char *rel, enum safe_how how)
 
 int safe_read(const char *root, const char *rel, size_t max, struct buf *out)
 {
-	char chunk[65536];
 	struct stat st;
-	size_t total = 0;
-	ssize_t n;
-	int fd = safe_open(root, rel, SAFE_READ);
+	int fd = safe_open(root, rel, SAFE_READ), ret;
 
 	if (fd < 0)
 		return -1;
@@ -224,18 +221,9 @@ int safe_read(const char *root, const char *rel, size_t max, struct buf *out)
 		return -1;
 	}
 	/* it may grow while we read: the cap holds for what we read */
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return close_keep_errno(fd);
-		total += n;
-		if (total > max || buf_add(out, chunk, n)) {
-			close(fd);
-			errno = EFBIG;
-			return -1;
-		}
-	}
+	ret = buf_read_fd(out, fd, max);
+	if (ret)
+		return close_keep_errno(fd);
 	close(fd);
 	return 0;
 }
