@@ -94,6 +94,10 @@ static const struct test tests[] = {
 	{ "lying-device-read6-fallback", t_lying_read6_fallback },	/* READ(6) from now on: last on the disk */
 	{ "lying-device-sr-valid-inside", t_lying_sr_valid_inside },
 	{ "lying-device-sr-end-trim", t_lying_sr_end_trim },	/* trims the CD: last of its tests */
+	{ "lying-device-sgio-faults", t_lying_sgio_faults },
+	{ "lying-device-send-command-faults", t_lying_send_command_faults },
+	{ "lying-device-execute-retries", t_lying_execute_retries },
+	{ "lying-device-log-once", t_lying_log_once },
 	{ "sd-timeout-eh", t_sd_timeout_eh },
 	{ "sd-stress", t_sd_stress },
 	{ "kernel-log-clean", t_kernel_log_clean },

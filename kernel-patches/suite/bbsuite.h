@@ -24,6 +24,11 @@
  *                 error handler's TEST UNIT READY, the delayed requeue
  *   t_lying_rescan.c  scsi-scan (INQUIRY data, a scan of every host) and
  *                 lying-device-rescan (sd's revalidation, READ CAPACITY)
+ *   t_lying_sgio.c    SG_IO and SCSI_IOCTL_SEND_COMMAND with a bad header
+ *                 or unreadable, unwritable or unaligned user memory
+ *   t_lying_execute.c the kernel's own commands (__scsi_execute) started
+ *                 from user space: retries of a rescan's READ CAPACITY
+ *   t_lying_logging.c  a failed read logged once with completion logging on
  *   t_guest.c     guest-no-network (QEMU gave the guest no NIC)
  *   bbgcov.c      after the suite, the kernel's gcov data for drivers/scsi
  *
@@ -248,6 +253,10 @@ int t_lying_delayed_requeue(void);
 int t_scsi_scan(void);
 int t_lying_rescan(void);
 int t_lying_send_command(void);
+int t_lying_sgio_faults(void);
+int t_lying_send_command_faults(void);
+int t_lying_execute_retries(void);
+int t_lying_log_once(void);
 int t_guest_no_network(void);
 
 #endif
