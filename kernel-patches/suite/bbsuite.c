@@ -26,6 +26,9 @@
  * in the same boot, while the kernel is sane (rerun_failed).
  * "bbsuite.stop=1" (the mutation campaign: a kill needs one failure)
  * reports every test after the first that fails as skipped, unrun.
+ * "bbsuite.timeout=S" gives a test S seconds instead of 90 before it is
+ * reported stuck (the campaign: its slowest test takes about 3 s, and a
+ * mutant that hangs a test should cost seconds, not minutes).
  */
 #include "bbsuite.h"
 
@@ -259,6 +262,21 @@ static double now(void)
 
 #define TEST_TIMEOUT_S 90
 
+/* bbsuite.timeout=S on the kernel command line, else TEST_TIMEOUT_S. */
+static int test_timeout(void)
+{
+	static int secs;
+	char buf[4096];
+
+	if (!secs) {
+		const char *v = cmdline_arg("bbsuite.timeout=", buf, sizeof(buf));
+		int n = v ? atoi(v) : 0;
+
+		secs = n > 0 ? n : TEST_TIMEOUT_S;
+	}
+	return secs;
+}
+
 /* Run a test in a child process, so that a test stuck in the kernel costs
  * its own verdict ("no result after 90 s") and not the rest of the suite.
  * The child prints its diagnostics itself and sends back "P" or "F" and its
@@ -268,7 +286,7 @@ static int run_isolated(const struct test *t)
 {
 	char msg[sizeof(reason) + 1];
 	size_t got = 0;
-	double deadline = now() + TEST_TIMEOUT_S;
+	double deadline = now() + test_timeout();
 	int pfd[2], st;
 	pid_t pid;
 
@@ -303,7 +321,7 @@ static int run_isolated(const struct test *t)
 			close(pfd[0]);
 			stuck = true;
 			return fail("no result after %d s: the test is stuck (kernel hang?)",
-				    TEST_TIMEOUT_S);
+				    test_timeout());
 		}
 		n = read(pfd[0], msg + got, sizeof(msg) - 1 - got);
 		if (n < 0 && errno == EINTR)
