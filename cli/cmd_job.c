@@ -307,6 +307,8 @@ static void print_head(const struct job_record *j)
 	printf("baseline: %s\n", j->with_baseline ? "yes" : "no");
 	if (j->accel)
 		printf("accel: %s\n", j->accel);
+	if (j->boot_args)
+		printf("boot args: %s\n", j->boot_args);
 	if (!strcmp(j->state, "running") || !strcmp(j->state, "queued"))
 		printf("progress: %s\n", job_str(j->progress));
 	if (j->verdict_detail) {

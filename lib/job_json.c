@@ -163,6 +163,7 @@ json_object *job_record_json(const struct job_record *rec)
 	put(o, "base", json_object_new_string(rec->base));
 	put(o, "base_reason", str_or_null(rec->base_reason));
 	put(o, "purpose", json_object_new_string(rec->purpose));
+	put(o, "boot_args", str_or_null(rec->boot_args));
 	put(o, "patch_count", json_object_new_int(rec->patch_count));
 	put(o, "with_baseline", json_object_new_int(rec->with_baseline));
 	put(o, "state", json_object_new_string(rec->state));

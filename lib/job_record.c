@@ -21,7 +21,8 @@ DB_SQL(sql_jr_job,
        " j.log_dir, j.created_at, j.started_at, j.finished_at, IFNULL(c.name, ''),"
        " IFNULL(c.kind, ''), IFNULL(c.sha256, ''), IFNULL(c.patch_count, 0),"
        " CASE WHEN ?2 THEN c.content END, j.reach, IFNULL(j.reach_changed, 0),"
-       " IFNULL(j.reach_reached, 0), j.fault, j.base_reason, j.purpose"
+       " IFNULL(j.reach_reached, 0), j.fault, j.base_reason, j.purpose,"
+       " j.boot_args"
        " FROM jobs j LEFT JOIN candidates c ON c.id = j.candidate_id WHERE j.id = ?1");
 DB_SQL(sql_jr_stages,
        "SELECT attempt, variant, stage, started_at, finished_at, status, detail"
@@ -101,6 +102,7 @@ static void fill_row(sqlite3_stmt *st, sqlite3_int64 id, struct job_record *rec)
 		fault_parse(db_col_text(st, 31));
 	rec->base_reason = col_str(st, 32);
 	rec->purpose = col_dup(st, 33);
+	rec->boot_args = col_str(st, 34);
 }
 
 /* 1 loaded, 0 no such job, -1 error. */
@@ -302,6 +304,7 @@ void job_record_release(struct job_record *rec)
 	free(rec->kind);
 	free(rec->base);
 	free(rec->base_reason);
+	free(rec->boot_args);
 	free(rec->purpose);
 	free(rec->state);
 	free(rec->stage);

@@ -78,6 +78,7 @@ struct job_record {
 	char *kind, *base, *state;
 	char *base_reason;		/* why this base (NULL: not recorded) */
 	char *purpose;			/* "", "backtest", "release" (schema/0017_bases.sql) */
+	char *boot_args;		/* added to the kernel command line (NULL: none) */
 	int patch_count;		/* 0: all */
 	bool with_baseline, cancel, reported;
 	int attempts;

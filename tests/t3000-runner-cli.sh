@@ -3,7 +3,7 @@
 # scratch database; no kernel is built here.
 . "$(dirname "$0")/lib/test-lib.sh"
 
-plan 18
+plan 20
 
 write_config "$TMP/bb.conf" </dev/null
 export BUGBRIDGE_CONFIG="$TMP/bb.conf"
@@ -35,6 +35,13 @@ like "job add --series names the series directory" \
 id5=$(bb job add --bug 9370 --none --boot-args "bb_mutant=12 bbsuite.stop=1")
 is "job add --boot-args keeps the tokens for every boot of the job" \
 	"$(sql "SELECT boot_args FROM jobs WHERE id = ${id5:-0}")" "bb_mutant=12 bbsuite.stop=1"
+bb job show "${id5:-0}" >"$TMP/show" 2>&1
+grep -q '^boot args: bb_mutant=12 bbsuite.stop=1$' "$TMP/show"
+is "job show prints the job's boot arguments" "$?" 0
+bb job show "${id5:-0}" --json >"$TMP/show.json" 2>&1
+is "job show --json has them" \
+	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["boot_args"])' "$TMP/show.json")" \
+	"bb_mutant=12 bbsuite.stop=1"
 bb job add --bug 9370 --none --boot-args 'init=/bin/sh;reboot' >"$TMP/out" 2>&1
 is "boot arguments with other characters are a usage error" "$?" "2"
 bb job add --bug 9370 >"$TMP/out" 2>&1
