@@ -21,7 +21,7 @@ is "infra-error, our fault, after one run (not retried)" \
 	"done infra-error ours 1"
 like "the detail names the harness and its rejected Makefile hunk" \
 	"$(job_field $id verdict_detail | tr '\n' ' ')" \
-	"^the test harness does not apply on top of this tree: patch 1/1 '0001-scsi-add-scsi_bbtest.* drivers/scsi/Makefile: hunk #1 FAILED"
+	"^the test harness does not apply on top of this tree: patch 1/[0-9]+ '0001-scsi-add-scsi_bbtest.* drivers/scsi/Makefile: hunk #1 FAILED"
 is "the candidate itself applied; nothing was built" \
 	"$(sql "SELECT group_concat(stage || ':' || status, ' ') FROM job_stages
 		WHERE job_id = $id AND stage IN ('apply', 'build')")" "apply:failed"

@@ -90,6 +90,11 @@ static const struct test tests[] = {
 	{ "lying-device-sgio-status", t_lying_sgio_status },
 	{ "lying-device-cd-ioctls", t_lying_cd_ioctls },
 	{ "lying-device-cd-events", t_lying_cd_events },
+	{ "lying-device-cd-gesn", t_lying_cd_gesn },
+	{ "lying-device-cd-poll", t_lying_cd_poll },
+	{ "lying-device-cd-revalidate", t_lying_cd_revalidate },
+	{ "lying-device-cd-read-mode1", t_lying_cd_read_mode1 },
+	{ "lying-device-cd-mismatch", t_lying_cd_mismatch },	/* removes the CD and scans it again */
 	{ "lying-device-eh-tur", t_lying_eh_tur },
 	{ "lying-device-delayed-requeue", t_lying_delayed_requeue },
 	{ "lying-device-rescan", t_lying_rescan },

@@ -22,6 +22,9 @@
  *   t_lying_merge.c   lying-device-mixed-merge (a failed mixed-merge request)
  *   t_lying_ioctl.c   SG_IO's header, the CD's ioctls and media events, the
  *                 error handler's TEST UNIT READY, the delayed requeue
+ *   t_lying_cd_media.c  the CD's media events (GET EVENT STATUS, polls, the
+ *                 disagreement with TEST UNIT READY), revalidation and
+ *                 sessions, CDROMREADMODE1's fallback to READ(10)
  *   t_lying_rescan.c  scsi-scan (INQUIRY data, a scan of every host) and
  *                 lying-device-rescan (sd's revalidation, READ CAPACITY)
  *   t_lying_sgio.c    SG_IO and SCSI_IOCTL_SEND_COMMAND with a bad header
@@ -248,6 +251,11 @@ int t_lying_queue(void);
 int t_lying_sgio_status(void);
 int t_lying_cd_ioctls(void);
 int t_lying_cd_events(void);
+int t_lying_cd_gesn(void);
+int t_lying_cd_poll(void);
+int t_lying_cd_revalidate(void);
+int t_lying_cd_read_mode1(void);
+int t_lying_cd_mismatch(void);
 int t_lying_eh_tur(void);
 int t_lying_delayed_requeue(void);
 int t_scsi_scan(void);
