@@ -106,6 +106,8 @@ static const struct test tests[] = {
 	{ "lying-device-send-command-faults", t_lying_send_command_faults },
 	{ "lying-device-execute-retries", t_lying_execute_retries },
 	{ "lying-device-log-once", t_lying_log_once },
+	{ "scan-inquiry", t_scan_inquiry },	/* adds and deletes target 1's LUNs */
+	{ "scan-report-luns", t_scan_report_luns },
 	{ "sd-timeout-eh", t_sd_timeout_eh },
 	{ "sd-stress", t_sd_stress },
 	{ "kernel-log-clean", t_kernel_log_clean },

@@ -32,6 +32,9 @@
  *   t_lying_execute.c the kernel's own commands (__scsi_execute) started
  *                 from user space: retries of a rescan's READ CAPACITY
  *   t_lying_logging.c  a failed read logged once with completion logging on
+ *   t_scan_probe.c    scan-inquiry (the scan's INQUIRY) and what the scan-*
+ *                 tests share (scsi_bbtest's scan target)
+ *   t_scan_luns.c     scan-report-luns (the scan's REPORT LUNS)
  *   t_guest.c     guest-no-network (QEMU gave the guest no NIC)
  *   bbgcov.c      after the suite, the kernel's gcov data for drivers/scsi
  *
@@ -209,6 +212,31 @@ const char *what(int got);
  * blocks) of scsi_bbtest's lun; 0 or fail(). */
 int expect_right(const char *name, enum role r, uint64_t off, size_t len,
 		 unsigned int lun, uint64_t lba, uint64_t blocks, int n);
+/* t_scan_probe.c: what the scan-* tests share: scsi_bbtest's scan target
+ * (target 1) set up (scan_setup: its parameters, the target on, scan_log
+ * cleared), scanned (scan_run: "0 1 -" into its host's scan), its LUNs in
+ * sysfs ("0,5"), its commands (scan_log), and taken away again
+ * (scan_cleanup: every LUN deleted, the target off). */
+struct scan_target {
+	const char *luns;		/* scan_luns, "0,5" */
+	int version, format;		/* INQUIRY's VERSION, RESPONSE DATA FORMAT */
+	int inq_len, inq_max;		/* INQUIRY data length; longest answered (0: any) */
+	int rl_count, rl_junk;		/* REPORT LUNS's entries (0: luns'); junk LUN (-1) */
+};
+#define SCAN_TARGET(l) { .luns = (l), .version = 5, .format = 2, .inq_len = 36, .rl_junk = -1 }
+struct scan_cmd {
+	unsigned int lun, opcode, alloc, timeout_ms, allowed;
+	char cdb[41];			/* hex */
+};
+int scan_setup(const struct scan_target *t);
+int scan_run(const char *what);
+void scan_present(char *out, size_t len);
+int scan_expect(const char *what, const char *want);	/* LUNs "0,5": 0 or fail() */
+int scan_cleanup(void);
+int scan_log_read(struct scan_cmd *out, int max);
+/* INQUIRYs (not VPD) lun got: how many, their allocation lengths "36,96" */
+int scan_inquiries(unsigned int lun, char *out, size_t len);
+int scan_attr_is(unsigned int lun, const char *name, const char *want);
 /* scsi_mod's logging knob; LOG_SD_DONE makes sd_done() log its count */
 #define SCSI_LOGGING "/sys/module/scsi_mod/parameters/scsi_logging_level"
 #define LOG_SD_DONE "33554432"	/* SCSI_LOG_HLCOMPLETE 2: logs level 1 */
@@ -265,6 +293,8 @@ int t_lying_sgio_faults(void);
 int t_lying_send_command_faults(void);
 int t_lying_execute_retries(void);
 int t_lying_log_once(void);
+int t_scan_inquiry(void);
+int t_scan_report_luns(void);
 int t_guest_no_network(void);
 
 #endif
