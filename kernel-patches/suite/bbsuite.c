@@ -108,6 +108,11 @@ static const struct test tests[] = {
 	{ "lying-device-log-once", t_lying_log_once },
 	{ "scan-inquiry", t_scan_inquiry },	/* adds and deletes target 1's LUNs */
 	{ "scan-report-luns", t_scan_report_luns },
+	{ "lying-device-eh-sense", t_lying_eh_sense },
+	{ "lying-device-eh-answers", t_lying_eh_answers },
+	{ "lying-device-eh-escalation", t_lying_eh_escalation },
+	{ "lying-device-eh-deadline", t_lying_eh_deadline },
+	{ "lying-device-eh-timeout", t_lying_eh_timeout },
 	{ "sd-timeout-eh", t_sd_timeout_eh },
 	{ "sd-stress", t_sd_stress },
 	{ "kernel-log-clean", t_kernel_log_clean },

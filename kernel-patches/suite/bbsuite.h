@@ -35,6 +35,9 @@
  *   t_scan_probe.c    scan-inquiry (the scan's INQUIRY) and what the scan-*
  *                 tests share (scsi_bbtest's scan target)
  *   t_scan_luns.c     scan-report-luns (the scan's REPORT LUNS)
+ *   t_lying_eh.c  lying-device-eh-*: the error handler's own commands
+ *                 (REQUEST SENSE, TEST UNIT READY, START UNIT), its resets
+ *                 and deadline, commands the device never answers
  *   t_guest.c     guest-no-network (QEMU gave the guest no NIC)
  *   bbgcov.c      after the suite, the kernel's gcov data for drivers/scsi
  *
@@ -295,6 +298,11 @@ int t_lying_execute_retries(void);
 int t_lying_log_once(void);
 int t_scan_inquiry(void);
 int t_scan_report_luns(void);
+int t_lying_eh_sense(void);
+int t_lying_eh_answers(void);
+int t_lying_eh_escalation(void);
+int t_lying_eh_deadline(void);
+int t_lying_eh_timeout(void);
 int t_guest_no_network(void);
 
 #endif
