@@ -26,6 +26,12 @@
  * in the same boot, while the kernel is sane (rerun_failed).
  * "bbsuite.stop=1" (the mutation campaign: a kill needs one failure)
  * reports every test after the first that fails as skipped, unrun.
+ * "bbsuite.tests=A,B" runs only the tests named (the others are reported
+ * skipped, unrun): the campaign's selection for one mutant.
+ * "bbsuite.reach=1" (a mutant schemata kernel, tools/schemata.py) adds a
+ * diagnostic "reach: F G" to each test: the mutated functions that ran
+ * while it did; "reach at boot: ..." before the first says what ran before
+ * any test.
  * "bbsuite.timeout=S" gives a test S seconds instead of 90 before it is
  * reported stuck (the campaign: its slowest test takes about 3 s, and a
  * mutant that hangs a test should cost seconds, not minutes).
@@ -234,22 +240,80 @@ static char *cmdline_only(void)
  * has none of QEMU's emulated devices or injected faults).  They are
  * reported "ok N name # SKIP", so the results still name every test.
  */
-static bool skipped(const char *name)
+/* Is name in the comma-separated list? */
+static bool listed(const char *list, const char *name)
 {
-	static char buf[4096];
-	static const char *list;
-	static bool read_once;
 	size_t l = strlen(name);
 
-	if (!read_once) {
-		list = cmdline_arg("bbsuite.skip=", buf, sizeof(buf));
-		read_once = true;
-	}
 	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
 		if (strcspn(p, ",") == l && !strncmp(p, name, l))
 			return true;
 	}
 	return false;
+}
+
+/* bbsuite.tests=A,B: only those run (NULL: no such list, every test). */
+static const char *cmdline_tests(void)
+{
+	static char buf[4096];
+	static const char *list;
+	static bool read_once;
+
+	if (!read_once) {
+		list = cmdline_arg("bbsuite.tests=", buf, sizeof(buf));
+		read_once = true;
+	}
+	return list;
+}
+
+#define REACH_PATH "/sys/module/scsi_mod/parameters/bb_reached"
+
+/* bbsuite.reach=1 and a kernel that records reach. */
+static bool reach_on(void)
+{
+	static int on = -1;
+	char buf[4096];
+
+	if (on < 0) {
+		const char *v = cmdline_arg("bbsuite.reach=", buf, sizeof(buf));
+
+		on = v && !strcmp(v, "1") && access(REACH_PATH, R_OK | W_OK) == 0;
+	}
+	return on;
+}
+
+/* Print what ran since the last call as diagnostic "<label>: F G", then
+ * clear it. */
+static void reach_report(const char *label)
+{
+	char names[4096];
+	ssize_t n = -1;
+	int fd;
+
+	if (!reach_on())
+		return;
+	fd = open(REACH_PATH, O_RDONLY);
+	if (fd >= 0) {
+		n = read(fd, names, sizeof(names) - 1);
+		close(fd);
+	}
+	names[n > 0 ? n : 0] = '\0';
+	names[strcspn(names, "\n")] = '\0';
+	diag("%s: %s", label, n < 0 ? "(unreadable)" : names);
+	knob_write(REACH_PATH, "0");
+}
+
+static bool skipped(const char *name)
+{
+	static char buf[4096];
+	static const char *list;
+	static bool read_once;
+
+	if (!read_once) {
+		list = cmdline_arg("bbsuite.skip=", buf, sizeof(buf));
+		read_once = true;
+	}
+	return listed(list, name);
 }
 
 static bool selected(const char *name, const char *only)
@@ -374,6 +438,8 @@ static int run_one(const struct test *t, bool charge)
 	reason[0] = '\0';
 	reset_devices();
 	ret = run_isolated(t);
+	if (t->fn != t_kernel_log_clean)
+		reach_report("reach");
 	reset_devices();
 	end = kmsg_mark();
 	if (t->fn != t_kernel_log_clean) {
@@ -488,10 +554,16 @@ int main(int argc, char **argv)
 	printf("1..%zu\n", nrun);
 	if (only)
 		printf("# bbsuite.only=%s\n", only);
+	reach_report("reach at boot");
 	for (size_t i = 0; i < nrun; i++) {
 		if (nfail && stop_at_first()) {
 			printf("ok %zu %s # SKIP not run: an earlier test failed (bbsuite.stop)\n",
 			       i + 1, run[i]->name);
+			continue;
+		}
+		if (cmdline_tests() && !listed(cmdline_tests(), run[i]->name)) {
+			printf("ok %zu %s # SKIP not selected (bbsuite.tests)\n", i + 1,
+			       run[i]->name);
 			continue;
 		}
 		if (skipped(run[i]->name)) {

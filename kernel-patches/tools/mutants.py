@@ -14,8 +14,16 @@ scratch database and [runner] reuse_kernels on:
      keeps it) and the whole suite must pass on it, no mutant chosen.
      If the build fails, the mutants whose copies the compiler named are
      dropped (counted as "did not compile") and the schemata made again.
+     That run also has `bbsuite.reach=1`: each test says which mutated
+     functions ran while it did, and the boot before the first test what
+     ran at boot (schemata.py's bb_reached).
   2. a job per mutant, the same series with `--boot-args "bb_mutant=N
-     bbsuite.stop=1 bbsuite.timeout=20"` (the suite stops at its first
+     bbsuite.stop=1 bbsuite.timeout=20 bbsuite.tests=..."`: the tests that
+     ran its function in the clean run, and kernel-log-clean.  A test that
+     never runs the function sees the same kernel as the clean run did, so
+     it cannot kill the mutant; a function that runs at boot may have left
+     any state behind it, so its mutants get every test (no bbsuite.tests).
+     --all-tests gives every mutant every test. (the suite stops at its first
      failure: a kill needs one; a test stuck 20 s is one), --jobs runners
      at once (default 4): each boots the kept kernel, none builds.  A boot
      under TCG keeps one CPU about a third busy (the guest mostly waits on
@@ -180,6 +188,43 @@ class Runner:
         return self.show(job)
 
 
+def reach_of(doc):
+    """(set of functions run at boot, [(test, set of functions it ran)] in
+    the suite's order) from a bbsuite.reach=1 job's diagnostics."""
+    boot, tests = None, []
+    for t in doc.get("test_results", []):
+        if t["variant"] != "patched":
+            continue
+        ran = set()
+        for line in (t.get("diagnostics") or "").split("\n"):
+            if line.startswith("reach at boot:"):
+                boot = set(line.split(":", 1)[1].split())
+            elif line.startswith("reach:"):
+                ran = set(line.split(":", 1)[1].split())
+        tests.append((t["name"], ran))
+    if boot is None:
+        raise SystemExit("mutants: the clean run printed no reach (bbsuite.reach=1):"
+                         " is it a schemata kernel?")
+    return boot, tests
+
+
+MAX_TESTS_ARG = 400     # bugbridge job add takes 512 bytes of boot arguments
+
+
+def selection(func, reach):
+    """The tests a mutant of func gets, or None: all of them."""
+    boot, tests = reach
+    if func in boot:
+        return None
+    sel = [name for name, ran in tests if func in ran and name != "kernel-log-clean"]
+    sel.append("kernel-log-clean")
+    return sel if len(",".join(sel)) <= MAX_TESTS_ARG else None
+
+
+def boot_args(num, tests):
+    return MUTANT_ARGS % num + (" bbsuite.tests=" + ",".join(tests) if tests else "")
+
+
 def outcome(doc):
     v = doc.get("verdict") or "none"
     failed = sorted(t["name"] for t in doc.get("test_results", [])
@@ -229,14 +274,15 @@ def not_compiled(detail, mdir):
 
 def build_schemata(runner, tree, work, mdir, limit, logf):
     """Generate and build the schemata kernel; its clean run must pass.
-    The mutants that did not compile, and the series directory."""
+    The mutants that did not compile, the series directory, and what each
+    test of the clean run reached (reach_of)."""
     dropped = set()
     for _ in range(8):
         generate(tree, mdir, limit, dropped)
         sdir = schemata_series(work, mdir)
-        doc = runner.run(sdir, "bb_mutant=0", logf)
+        doc = runner.run(sdir, "bb_mutant=0 bbsuite.reach=1", logf)
         if doc.get("verdict") == "pass":
-            return dropped, sdir
+            return dropped, sdir, reach_of(doc)
         bad = not_compiled(doc.get("verdict_detail"), mdir) \
             if doc.get("verdict") == "build-failed" else set()
         if not bad:
@@ -249,12 +295,13 @@ def build_schemata(runner, tree, work, mdir, limit, logf):
 
 
 def run_all(runner, todo, sdir, nums, jobs, logf, done):
-    """Each (mutant, key, path) of todo as a job, jobs at once; done(m, res)."""
+    """Each (mutant, key, path, tests) of todo as a job, jobs at once;
+    done(m, res)."""
     running = []
     while todo or running:
         while todo and len(running) < jobs:
-            m, key, path = todo.pop(0)
-            job = runner.add(sdir, MUTANT_ARGS % nums[m["id"]])
+            m, key, path, tests = todo.pop(0)
+            job = runner.add(sdir, boot_args(nums[m["id"]], tests))
             running.append((m, key, path, job, runner.start(job, logf), time.time()))
         time.sleep(0.5)
         for item in list(running):
@@ -263,7 +310,7 @@ def run_all(runner, todo, sdir, nums, jobs, logf, done):
                 continue
             running.remove(item)
             res = outcome(runner.show(job))
-            res.update(key=key, seconds=round(time.time() - t0, 1))
+            res.update(key=key, seconds=round(time.time() - t0, 1), tests=tests)
             if res["status"] != "error":
                 with open(path + ".tmp", "w") as f:
                     json.dump(res, f, sort_keys=True)
@@ -307,6 +354,14 @@ def report(mutants, results, triage):
                    detected, total["timeout"], judged,
                    100.0 * detected / judged if judged else 0.0,
                    total["survived"], total["equivalent"]))
+    ran = [r.get("tests") for r in (results[m["id"]] for m in mutants)
+           if r["status"] != "no-compile"]
+    some = sorted(len(t) for t in ran if t)
+    out.append("tests per mutant: %d got the whole suite (their function runs at boot),"
+               " %d only the tests that run their function (%s)" % (
+                   sum(1 for t in ran if not t), len(some),
+                   "%d to %d, median %d" % (some[0], some[-1], some[len(some) // 2])
+                   if some else "none"))
     out.append("")
     out.append("survivors (triage: kernel-patches/mutants/triage):")
     for m, (kind, why) in survivors:
@@ -342,6 +397,8 @@ def main():
     ap.add_argument("--fresh", action="store_true")
     ap.add_argument("--report")
     ap.add_argument("--jobs", type=int, default=4, help="runners at once (QEMU boots)")
+    ap.add_argument("--all-tests", action="store_true",
+                    help="every mutant gets the whole suite, not only the tests that reach it")
     ap.add_argument("--live", action="store_true",
                     help="run on kernel-patches itself, not a snapshot (its seed is the tests')")
     args = ap.parse_args()
@@ -358,7 +415,7 @@ def main():
     runner = Runner(dbdir, cache, build, patches=snapshot)
     logf = open(os.path.join(dbdir, "runner.log"), "a")
     tree = source_tree(cache, work)
-    dropped, sdir = build_schemata(runner, tree, work, mdir, args.max, logf)
+    dropped, sdir, reach = build_schemata(runner, tree, work, mdir, args.max, logf)
     log("the schemata kernel (bb_mutant=0) passes the suite; built and run in %.0f s" % (
         time.time() - t_start))
     generate(tree, os.path.join(work, "all"), args.max, set())
@@ -376,13 +433,15 @@ def main():
             res[m["id"]] = dict(status="no-compile", verdict="build-failed", failed=[])
             continue
         patch = open(os.path.join(work, "all", m["id"] + ".patch")).read()
-        key = hashlib.sha256((key_base + "schemata\0" + patch).encode()).hexdigest()
+        tests = None if args.all_tests else selection(m["func"], reach)
+        key = hashlib.sha256((key_base + "schemata\0" + patch + "\0" +
+                              ",".join(tests or ["all"])).encode()).hexdigest()
         path = os.path.join(results, m["id"] + ".json")
         old = json.load(open(path)) if os.path.exists(path) and not args.fresh else {}
         if old.get("key") == key:
             res[m["id"]] = old
         else:
-            todo.append((m, key, path))
+            todo.append((m, key, path, tests))
     kept, t_runs = len(res), time.time()
     log("%d mutants, %d kept from earlier runs, %d to run, %d at once" % (
         len(mutants), kept, len(todo), args.jobs))

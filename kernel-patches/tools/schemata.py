@@ -11,6 +11,13 @@ with `bb_mutant=N` on the kernel command line: 0 (the default) is the
 kernel without any mutant, N the one mutant numbered N.  One build serves
 the whole campaign; a boot per mutant.
 
+F's dispatch also marks F reached (bb_reached[i] = 1, i its index): the
+core parameter bb_reached (/sys/module/scsi_mod/parameters/bb_reached)
+reads as the names of the mutated functions that ran since it was last
+written, and any write clears it.  The suite's bbsuite.reach=1 prints
+what each test reached, so the campaign gives each mutant only the tests
+that run its function (mutants.py).
+
 Inside a copy, __func__ is still F (a message naming its function reads
 the same), and each file gets `-Wdeclaration-after-statement` switched
 off (the dispatch comes before F's declarations).  A copy's static local
@@ -19,11 +26,46 @@ variables are its own.
 import difflib
 import re
 
-DEF = ("\n/* bugbridge mutant schemata (kernel-patches/tools/schemata.py): the mutant\n"
-       " * the functions below dispatch to, 0 for none; bb_mutant=N at boot */\n"
-       "int bb_mutant;\nEXPORT_SYMBOL(bb_mutant);\ncore_param(bb_mutant, bb_mutant, int, 0444);\n")
+DEF = """
+/* bugbridge mutant schemata (kernel-patches/tools/schemata.py): the mutant
+ * the functions below dispatch to, 0 for none; bb_mutant=N at boot */
+int bb_mutant;
+EXPORT_SYMBOL(bb_mutant);
+core_param(bb_mutant, bb_mutant, int, 0444);
+
+/* which mutated functions ran since bb_reached was last written (any write
+ * clears it): the names, space-separated; one byte each, no lock (a store
+ * of 1 from any context, a clear from the one writer) */
+static const char *const bb_reach_names[] = { %s };
+unsigned char bb_reached[%d];
+EXPORT_SYMBOL(bb_reached);
+
+static int bb_reached_get(char *buf, const struct kernel_param *kp)
+{
+\tint len = 0;
+
+\tfor (size_t i = 0; i < ARRAY_SIZE(bb_reach_names); i++)
+\t\tif (READ_ONCE(bb_reached[i]))
+\t\t\tlen += scnprintf(buf + len, PAGE_SIZE - len, "%%s%%s", len ? " " : "",
+\t\t\t\t\t bb_reach_names[i]);
+\treturn len + scnprintf(buf + len, PAGE_SIZE - len, "\\n");
+}
+
+static int bb_reached_set(const char *val, const struct kernel_param *kp)
+{
+\tmemset(bb_reached, 0, sizeof(bb_reached));
+\treturn 0;
+}
+
+static const struct kernel_param_ops bb_reached_ops = {
+\t.get = bb_reached_get,
+\t.set = bb_reached_set,
+};
+core_param_cb(bb_reached, &bb_reached_ops, NULL, 0644);
+"""
 PRELUDE = ("#pragma GCC diagnostic ignored \"-Wdeclaration-after-statement\"\n"
-           "extern int bb_mutant;\t/* drivers/scsi/scsi.c: the mutant this boot runs */\n")
+           "extern int bb_mutant;\t/* drivers/scsi/scsi.c: the mutant this boot runs */\n"
+           "extern unsigned char bb_reached[];\t/* drivers/scsi/scsi.c: which mutated functions ran */\n")
 
 
 def _params(header, name):
@@ -67,10 +109,10 @@ def _copy(m, header_start, end, name, n):
     return ('#define __func__ "%s"\n%s\n#undef __func__\n\n' % (name, body))
 
 
-def _dispatch(header, name, nums):
+def _dispatch(header, name, nums, index):
     args = ", ".join(_params(header, name))
     void = _returns_void(header, name)
-    out = ["\tswitch (bb_mutant) {"]
+    out = ["\tWRITE_ONCE(bb_reached[%d], 1);" % index, "\tswitch (bb_mutant) {"]
     for n in nums:
         call = "%s__bbm%d(%s)" % (name, n, args)
         out.append("\tcase %d: %s" % (n, call + "; return;" if void else "return " + call + ";"))
@@ -84,7 +126,7 @@ def build(texts, mutants, find_function):
     by_file = {}
     for n, m in numbered:
         by_file.setdefault(m["file"], {}).setdefault(m["func"], []).append((n, m))
-    out, lines = {}, {}
+    out, lines, names = {}, {}, []
     for f, funcs in by_file.items():
         text = texts[f]
         spans = []
@@ -97,7 +139,9 @@ def build(texts, mutants, find_function):
             for n, m in ms:
                 pieces.append((n, _copy(m, hs, end, name, n)))
             header = text[hs:bs]
-            pieces.append(text[hs:bs + 1] + "\n" + _dispatch(header, name, [n for n, _ in ms]))
+            names.append(name)
+            pieces.append(text[hs:bs + 1] + "\n" + _dispatch(header, name, [n for n, _ in ms],
+                                                             len(names) - 1))
             pos = bs + 2		# past "{\n"
         pieces.append(text[pos:])
         new, line = PRELUDE, PRELUDE.count("\n") + 1
@@ -109,7 +153,8 @@ def build(texts, mutants, find_function):
             line += p.count("\n")
         out[f] = new
     scsi = "drivers/scsi/scsi.c"
-    out[scsi] = out.get(scsi, texts.get(scsi, "")) + DEF
+    out[scsi] = out.get(scsi, texts.get(scsi, "")) + DEF % (
+        ", ".join('"%s"' % n for n in names), max(len(names), 1))
     return out, numbered, lines
 
 
