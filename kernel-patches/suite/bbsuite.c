@@ -71,6 +71,7 @@ static const struct test tests[] = {
 	{ "sr-medium-error", t_sr_medium_error },
 	{ "sr-capacity", t_sr_capacity },
 	{ "sd-end-of-device", t_sd_end_of_device },
+	{ "sd-limits", t_sd_limits },
 	{ "scsi-scan", t_scsi_scan },
 	{ "lying-device-lba-outside", t_lying_lba_outside },
 	{ "lying-device-unaligned-resid", t_lying_unaligned_resid },
@@ -105,6 +106,8 @@ static const struct test tests[] = {
 	{ "lying-device-delayed-requeue", t_lying_delayed_requeue },
 	{ "lying-device-rescan", t_lying_rescan },
 	{ "lying-device-send-command", t_lying_send_command },
+	{ "lying-device-capacity", t_lying_capacity },	/* puts the disk back: removed, added again */
+	{ "lying-device-flush", t_lying_flush },	/* the same */
 	{ "lying-device-read6-fallback", t_lying_read6_fallback },	/* READ(6) from now on: last on the disk */
 	{ "lying-device-sr-valid-inside", t_lying_sr_valid_inside },
 	{ "lying-device-sr-end-trim", t_lying_sr_end_trim },	/* trims the CD: last of its tests */

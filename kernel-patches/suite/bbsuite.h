@@ -14,6 +14,7 @@
  *   bbutil.c      devices (role -> /dev node), pattern fill/check, I/O,
  *                 sysfs knobs, /dev/kmsg reader, SG_IO, child processes
  *   t_sd.c        sd-* tests (scsi_debug and QEMU scsi-hd behind blkdebug)
+ *   t_sd_limits.c sd-limits (I/O limits from the Block Limits VPD page)
  *   t_sr.c        sr-* tests (QEMU scsi-cd behind blkdebug)
  *   t_lying.c     lying-device-* tests (the scsi_bbtest harness driver)
  *   t_lying_device.c  lying-device-* tests of the commands besides READ and
@@ -38,6 +39,9 @@
  *   t_lying_eh.c  lying-device-eh-*: the error handler's own commands
  *                 (REQUEST SENSE, TEST UNIT READY, START UNIT), its resets
  *                 and deadline, commands the device never answers
+ *   t_lying_probe.c   lying-device-capacity (READ CAPACITY(10) and (16) as
+ *                 sd reads them), lying-device-flush (SYNCHRONIZE CACHE: fsync,
+ *                 the disk's removal)
  *   t_guest.c     guest-no-network (QEMU gave the guest no NIC)
  *   bbgcov.c      after the suite, the kernel's gcov data for drivers/scsi
  *
@@ -252,6 +256,7 @@ int t_sd_sgio(void);
 int t_sd_end_of_device(void);
 int t_sd_timeout_eh(void);
 int t_sd_stress(void);
+int t_sd_limits(void);
 int t_sr_read(void);
 int t_sr_medium_error(void);
 int t_sr_capacity(void);
@@ -303,6 +308,8 @@ int t_lying_eh_answers(void);
 int t_lying_eh_escalation(void);
 int t_lying_eh_deadline(void);
 int t_lying_eh_timeout(void);
+int t_lying_capacity(void);
+int t_lying_flush(void);
 int t_guest_no_network(void);
 
 #endif

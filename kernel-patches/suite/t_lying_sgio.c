@@ -174,7 +174,7 @@ static int sgio_refusals(unsigned char *buf, unsigned char *noread)
 }
 
 /* A 32-byte variable-length CDB: SG_IO takes it (the host may refuse it:
- * scsi_bbtest's max_cmd_len is the midlayer's default 12). */
+ * scsi_bbtest's max_cmd_len is 16). */
 static int sgio_varlen(void)
 {
 	unsigned char cdb[32] = { OP_VARLEN, 0, 0, 0, 0, 0, 0, 32 - 8 }, sense[32];
