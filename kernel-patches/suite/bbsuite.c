@@ -101,6 +101,7 @@ static const struct test tests[] = {
 	{ "lying-device-cd-poll", t_lying_cd_poll },
 	{ "lying-device-cd-revalidate", t_lying_cd_revalidate },
 	{ "lying-device-cd-read-mode1", t_lying_cd_read_mode1 },
+	{ "lying-device-cd-offline", t_lying_cd_offline },	/* puts the CD back online */
 	{ "lying-device-cd-mismatch", t_lying_cd_mismatch },	/* removes the CD and scans it again */
 	{ "lying-device-eh-tur", t_lying_eh_tur },
 	{ "lying-device-delayed-requeue", t_lying_delayed_requeue },

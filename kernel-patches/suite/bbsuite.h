@@ -291,6 +291,7 @@ int t_lying_cd_gesn(void);
 int t_lying_cd_poll(void);
 int t_lying_cd_revalidate(void);
 int t_lying_cd_read_mode1(void);
+int t_lying_cd_offline(void);
 int t_lying_cd_mismatch(void);
 int t_lying_eh_tur(void);
 int t_lying_delayed_requeue(void);

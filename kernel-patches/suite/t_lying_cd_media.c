@@ -39,6 +39,11 @@
  *                              READ(10): right data; a UNIT ATTENTION on the
  *                              READ CD (a command that is not quiet) prints
  *                              "disc change detected" and is sent again
+ *   lying-device-cd-offline    CDROMREADTOCHDR whose READ TOC is answered
+ *                              UNIT ATTENTION by a CD that then drops off
+ *                              (offline=1): sr_do_ioctl's second try finds
+ *                              it offline: ENODEV after one READ TOC;
+ *                              device/state running: the header again
  *
  * The CD gets READ(10) of block 5 only.  Each test puts the parameters
  * back and leaves no media change pending.
@@ -523,6 +528,61 @@ int t_lying_cd_read_mode1(void)
 	if (fd < 0)
 		return -1;
 	ret = read_mode1_cases(fd);
+	close(fd);
+	return cd_finish(ret);
+}
+
+/* --- lying-device-cd-offline ------------------------------------------- */
+
+/* CDROMREADTOCHDR on fd: want (0 or an errno) after n READ TOC. */
+static int tochdr(int fd, const char *name, int want, int n)
+{
+	struct cdrom_tochdr h = { 0xff, 0xff };
+	int got, seen;
+
+	if (bbtest_opcodes_clear())
+		return -1;
+	got = ioctl(fd, CDROMREADTOCHDR, &h);
+	got = got < 0 ? errno : 0;
+	seen = bbtest_opcount(1, OP_READ_TOC);
+	diag("CDROMREADTOCHDR, %s: %s (tracks %d..%d) after %d READ TOC", name,
+	     got ? strerror(got) : "success", h.cdth_trk0, h.cdth_trk1, seen);
+	if (got != want || seen != n || (!want && (h.cdth_trk0 != 1 || h.cdth_trk1 != 1)))
+		return fail("CDROMREADTOCHDR, %s: %s (tracks %d..%d) after %d READ TOC; want %s"
+			    " after %d", name, got ? strerror(got) : "success", h.cdth_trk0,
+			    h.cdth_trk1, seen, want ? strerror(want) : "success (tracks 1..1)", n);
+	return 0;
+}
+
+static int offline_cases(int fd, const char *state)
+{
+	char sense[64];
+	int ret;
+
+	sense_q(sense, false, UNIT_ATTENTION, 0x28, 0, false, 0);
+	if (rulef("lun=1 op=0x%02x status=2 sense=%s offline=1", OP_READ_TOC, sense))
+		return -1;
+	/* a UNIT ATTENTION is tried again, unless the device is gone */
+	ret = tochdr(fd, "UNIT ATTENTION, then the CD is offline", ENODEV, 1);
+	/* sysfs's state parser wants the newline */
+	if (knob_write(state, "running\n") || ret)
+		return -1;
+	return tochdr(fd, "back online", 0, 1);
+}
+
+int t_lying_cd_offline(void)
+{
+	char state[PATH_MAX];
+	int fd, ret;
+
+	if (dev_require(ROLE_BBCD) || bbtest_clear() || cd_settle() ||
+	    bbtest_param("cd_leadout", BBCD_BLOCKS))
+		return cd_finish(-1);
+	snprintf(state, sizeof(state), "/sys/block/%s/device/state", dev_name(ROLE_BBCD));
+	fd = cd_open();
+	if (fd < 0)
+		return cd_finish(-1);
+	ret = offline_cases(fd, state);
 	close(fd);
 	return cd_finish(ret);
 }
