@@ -18,8 +18,11 @@
  *       LBA 0xffffffff means no medium: size 0, no READ CAPACITY(16).  The
  *       disk's max_sectors_kb never exceeds its host's max_hw_sectors_kb.
  *       Probed again as an SPC-3 disk with PROTECT whose READ CAPACITY(16)
- *       says protection type 4 (unknown): disabled, size 0.  Removed and
- *       added again at the end, as at boot (thin provisioning sticks).
+ *       says protection type 4 (unknown): disabled, size 0.  Probed again
+ *       as SPC-3 with a Block Limits page: max_sectors_kb the host's 128;
+ *       the page's maximum transfer length then 64 blocks: after a rescan
+ *       32.  Removed and added again at the end, as at boot (thin
+ *       provisioning sticks).
  *   lying-device-flush  with the write cache on (cache_type "temporary
  *       write back"): fsync's SYNCHRONIZE CACHE comes with twice the disk's
  *       I/O timeout (queue/io_timeout); answered ABORTED COMMAND once it is
@@ -308,17 +311,44 @@ static int capacity_protect(void)
 	return 0;
 }
 
+/* Every parameter of the disk's probing back to the truth. */
+static int params_reset(void)
+{
+	static const char *const names[] = {
+		"disk_rc10_lba", "disk_rc16_exp", "disk_lbpme", "disk_no_rc16",
+		"disk_protect", "disk_rc16_prot", "disk_spc3", "disk_max_xfer",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (bbtest_param(names[i], 0))
+			return -1;
+	return 0;
+}
+
+/* The disk probed again as SPC-3 with a Block Limits page: no maximum
+ * transfer length, max_sectors_kb is the host's (128); the page then says
+ * 64 blocks: a rescan brings max_sectors_kb down to 32. */
+static int capacity_limits(void)
+{
+	if (params_reset() || bbtest_param("disk_spc3", 1) || disk_readd() ||
+	    queue_is("max_sectors_kb", dev_sysfs_number(ROLE_BBDISK, "queue/max_hw_sectors_kb")))
+		return -1;
+	if (bbtest_param("disk_max_xfer", 64) || rescan_disk())
+		return -1;
+	diag("Block Limits' maximum 64 blocks, after a rescan: max_sectors_kb %lld",
+	     dev_sysfs_number(ROLE_BBDISK, "queue/max_sectors_kb"));
+	return queue_is("max_sectors_kb", 32);
+}
+
 int t_lying_capacity(void)
 {
 	int ret;
 
 	if (dev_require(ROLE_BBDISK) || bbtest_clear())
 		return -1;
-	ret = capacity_rc10() || capacity_rc16() || capacity_protect() ? -1 : 0;
-	if (bbtest_param("disk_rc10_lba", 0) || bbtest_param("disk_rc16_exp", 0) ||
-	    bbtest_param("disk_lbpme", 0) || bbtest_param("disk_no_rc16", 0) ||
-	    bbtest_param("disk_protect", 0) || bbtest_param("disk_rc16_prot", 0) ||
-	    bbtest_clear() || disk_readd())
+	ret = capacity_rc10() || capacity_rc16() || capacity_protect() || capacity_limits() ?
+	      -1 : 0;
+	if (params_reset() || bbtest_clear() || disk_readd())
 		return -1;
 	if (!ret && (queue_is("physical_block_size", 512) || lbp_is("0", "full")))
 		ret = -1;
