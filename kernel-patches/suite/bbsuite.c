@@ -122,6 +122,8 @@ static const struct test tests[] = {
 	{ "lying-device-eh-answers", t_lying_eh_answers },
 	{ "lying-device-eh-escalation", t_lying_eh_escalation },
 	{ "lying-device-eh-deadline", t_lying_eh_deadline },
+	{ "lying-device-eh-lun-change", t_lying_eh_lun_change },
+	{ "lying-device-eh-ramp-up", t_lying_eh_ramp_up },
 	{ "lying-device-eh-timeout", t_lying_eh_timeout },
 	{ "sd-timeout-eh", t_sd_timeout_eh },
 	{ "sd-stress", t_sd_stress },

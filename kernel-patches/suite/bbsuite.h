@@ -38,7 +38,9 @@
  *   t_scan_luns.c     scan-report-luns (the scan's REPORT LUNS)
  *   t_lying_eh.c  lying-device-eh-*: the error handler's own commands
  *                 (REQUEST SENSE, TEST UNIT READY, START UNIT), its resets
- *                 and deadline, commands the device never answers
+ *                 and deadline
+ *   t_lying_eh_timeout.c  commands the device never answers, a target
+ *                 expecting a LUN change, queue depth ramp-up
  *   t_lying_probe.c   lying-device-capacity (READ CAPACITY(10) and (16) as
  *                 sd reads them), lying-device-flush (SYNCHRONIZE CACHE: fsync,
  *                 the disk's removal)
@@ -248,6 +250,30 @@ int scan_attr_is(unsigned int lun, const char *name, const char *want);
 #define SCSI_LOGGING "/sys/module/scsi_mod/parameters/scsi_logging_level"
 #define LOG_SD_DONE "33554432"	/* SCSI_LOG_HLCOMPLETE 2: logs level 1 */
 
+/* t_lying_eh.c: what the lying-device-eh-* tests share.  eh_case() reads
+ * disk sectors [EH_SECTOR, +EH_LEN) once, the READ answered by the rule
+ * read (for block EH_SECTOR + 2), other a further rule (NULL: none): 0 if
+ * it ends in errno err (0: the right data) with the device having seen
+ * exactly *want and every rule used, else fail().  EH_TIMED_OUT answers a
+ * READ with host byte DID_TIME_OUT.  eh_disk_attr*() are the disk's
+ * scsi_disk attributes (allow_restart, max_retries). */
+#define EH_SECTOR	1928u
+#define EH_LEN		8192u
+#define EH_TIMED_OUT	"host=3 copy=0 resid=rest"
+struct eh_seen {		/* what the device saw during one case */
+	int reads, rs, stu, tur;	/* READs, REQUEST SENSE, START UNIT, TUR */
+	int abort, device, bus, host;	/* the driver's abort and resets */
+	int refused;			/* commands refused for a bad CDB */
+};
+int eh_counters_clear(void);
+void eh_seen_read(struct eh_seen *s);
+bool eh_seen_eq(const struct eh_seen *a, const struct eh_seen *b);
+const char *eh_seen_str(const struct eh_seen *s, char *out, size_t n);
+int eh_case(const char *name, const char *read, const char *other, int err,
+	    const struct eh_seen *want);
+int eh_disk_attr(const char *attr, const char *val);
+long long eh_disk_attr_get(const char *attr);
+
 /* Test functions */
 int t_sd_read_verify(void);
 int t_sd_medium_error(void);
@@ -308,6 +334,8 @@ int t_lying_eh_sense(void);
 int t_lying_eh_answers(void);
 int t_lying_eh_escalation(void);
 int t_lying_eh_deadline(void);
+int t_lying_eh_lun_change(void);
+int t_lying_eh_ramp_up(void);
 int t_lying_eh_timeout(void);
 int t_lying_capacity(void);
 int t_lying_flush(void);

@@ -43,26 +43,14 @@
  *                            bus reset of 1.1 s (scsi_bbtest.bus_reset_ms):
  *                            not tested after the bus reset, the host is
  *                            reset (1.1 s: the deadline is the contract)
- *   lying-device-eh-timeout  a READ answered DID_TIME_OUT every time:
- *                            EIO after 6 (sd's 5 retries; sd offlines the
- *                            disk after max_medium_access_timeouts error
- *                            handler rounds of one command, raised for it);
- *                            a disk READ answered DID_TIME_OUT, then never
- *                            answered, and a CD READ never answered
- *                            (io_timeout 200 ms, the disk's max_retries
- *                            1): aborts fail, both in the error handler at
- *                            once, a device reset each, the disk's EIO
- *                            after 2 READs (DID_TIME_OUT is EIO on 6.1 and
- *                            6.12), the CD's right (~1.3 s: the block
- *                            layer rounds timeouts up to a second)
  *
- * Disk sectors 1928..1951 (each case clears the device's log first), CD
- * 2K block 10.
+ * Disk sectors 1928..1951 (each case clears the device's log first).
  */
 #include "bbsuite.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,8 +58,6 @@
 #include <unistd.h>
 
 #define BBT_DEBUGFS	"/sys/kernel/debug/scsi_bbtest"
-#define EH_SECTOR	1928u
-#define EH_LEN		8192u
 
 #define NOT_READY	2
 #define MEDIUM_ERROR	3
@@ -84,12 +70,6 @@
 #define DID_RESET	8
 #define DID_ERROR	7
 
-/* What the device saw during one case. */
-struct eh_seen {
-	int reads, rs, stu, tur;
-	int abort, device, bus, host;
-	int refused;
-};
 
 /* The count on the line "name N" of debugfs resets, or -1. */
 static int resets_count(const char *name)
@@ -122,7 +102,7 @@ static int refused_count(void)
 	return sum;
 }
 
-static int counters_clear(void)
+int eh_counters_clear(void)
 {
 	if (bbtest_clear() || bbtest_opcodes_clear() ||
 	    knob_write(BBT_DEBUGFS "/resets", "clear"))
@@ -130,7 +110,7 @@ static int counters_clear(void)
 	return knob_write(BBT_DEBUGFS "/refused", "clear");
 }
 
-static void seen_read(struct eh_seen *s)
+void eh_seen_read(struct eh_seen *s)
 {
 	int oob;
 
@@ -145,14 +125,14 @@ static void seen_read(struct eh_seen *s)
 	s->refused = refused_count();
 }
 
-static bool seen_eq(const struct eh_seen *a, const struct eh_seen *b)
+bool eh_seen_eq(const struct eh_seen *a, const struct eh_seen *b)
 {
 	return a->reads == b->reads && a->rs == b->rs && a->stu == b->stu &&
 	       a->tur == b->tur && a->abort == b->abort && a->device == b->device &&
 	       a->bus == b->bus && a->host == b->host && a->refused == b->refused;
 }
 
-static const char *seen_str(const struct eh_seen *s, char *out, size_t n)
+const char *eh_seen_str(const struct eh_seen *s, char *out, size_t n)
 {
 	snprintf(out, n, "%d READ, %d REQUEST SENSE, %d START UNIT, %d TEST UNIT READY, "
 		 "abort %d, device reset %d, bus reset %d, host reset %d, %d refused", s->reads,
@@ -166,24 +146,24 @@ static const char *seen_str(const struct eh_seen *s, char *out, size_t n)
  * further rule; the read must end in errno err (0: the right data) with
  * the device having seen exactly *want, and every rule used.
  */
-static int eh_case(const char *name, const char *read, const char *other, int err,
+int eh_case(const char *name, const char *read, const char *other, int err,
 		   const struct eh_seen *want)
 {
 	struct eh_seen got;
 	char a[256], b[256];
 	int res, pending;
 
-	if (counters_clear() ||
+	if (eh_counters_clear() ||
 	    rulef("lun=0 lba=%u %s", EH_SECTOR + 2, read) ||
 	    (other && rulef("%s", other)))
 		return -1;
 	res = rd_open(ROLE_BBDISK, (uint64_t)EH_SECTOR * SECTOR, EH_LEN);
-	seen_read(&got);
+	eh_seen_read(&got);
 	pending = bbtest_pending();
-	diag("%s: %s; %s", name, what(res), seen_str(&got, a, sizeof(a)));
-	if (res != -err || !seen_eq(&got, want))
+	diag("%s: %s; %s", name, what(res), eh_seen_str(&got, a, sizeof(a)));
+	if (res != -err || !eh_seen_eq(&got, want))
 		return fail("%s: %s after %s; want %s after %s", name, what(res), a,
-			    err ? strerror(err) : "the right data", seen_str(want, b, sizeof(b)));
+			    err ? strerror(err) : "the right data", eh_seen_str(want, b, sizeof(b)));
 	if (pending)
 		return fail("%s: %d scripted completion(s) never used", name, pending);
 	return 0;
@@ -210,7 +190,7 @@ static int disk_attr_path(const char *attr, char *out, size_t n)
 	return 0;
 }
 
-static int disk_attr(const char *attr, const char *val)
+int eh_disk_attr(const char *attr, const char *val)
 {
 	char path[400];
 
@@ -220,7 +200,7 @@ static int disk_attr(const char *attr, const char *val)
 }
 
 /* The number in a scsi_disk attribute, or -1. */
-static long long disk_attr_get(const char *attr)
+long long eh_disk_attr_get(const char *attr)
 {
 	char path[400], buf[32];
 	long long v = -1;
@@ -286,18 +266,18 @@ static int sense_cases(void)
 	if (eh_case("REQUEST SENSE says ABORTED COMMAND 47/00", CC_NO_SENSE, rule, 0, &asked))
 		return -1;
 	sense_rule(rule, sizeof(rule), NOT_READY, 0x04, 0x02, "");
-	if (disk_attr("allow_restart", "1"))
+	if (eh_disk_attr("allow_restart", "1"))
 		return -1;
 	ret = eh_case("REQUEST SENSE says NOT READY 04/02, allow_restart", CC_NO_SENSE, rule,
 		      0, &started);
-	if (disk_attr("allow_restart", "0") || ret)
+	if (eh_disk_attr("allow_restart", "0") || ret)
 		return -1;
 	sense_rule(rule, sizeof(rule), MEDIUM_ERROR, 0x11, 0, "");
-	if (disk_attr("max_retries", "-1"))
+	if (eh_disk_attr("max_retries", "-1"))
 		return -1;
 	ret = eh_case("REQUEST SENSE says MEDIUM ERROR 11/00, unlimited retries", CC_NO_SENSE,
 		      rule, ENODATA, &medium);
-	if (disk_attr("max_retries", "5") || ret)	/* sd's default */
+	if (eh_disk_attr("max_retries", "5") || ret)	/* sd's default */
 		return -1;
 	/* these two reset the device (and leave it expecting a UNIT ATTENTION) */
 	if (eh_case("DID_TIME_OUT: no REQUEST SENSE", "host=3 copy=0 resid=rest", NULL, 0,
@@ -317,7 +297,6 @@ int t_lying_eh_sense(void)
 
 /* --- lying-device-eh-answers ------------------------------------------- */
 
-#define TIMED_OUT	"host=3 copy=0 resid=rest"
 
 int t_lying_eh_answers(void)
 {
@@ -328,212 +307,16 @@ int t_lying_eh_answers(void)
 	char rule[256], sense[64];
 
 	if (dev_require(ROLE_BBDISK) ||
-	    eh_case("TEST UNIT READY unscripted", TIMED_OUT, NULL, 0, &reset) ||
-	    eh_case("TEST UNIT READY answered DID_ERROR", TIMED_OUT, "lun=0 op=0x00 host=7",
+	    eh_case("TEST UNIT READY unscripted", EH_TIMED_OUT, NULL, 0, &reset) ||
+	    eh_case("TEST UNIT READY answered DID_ERROR", EH_TIMED_OUT, "lun=0 op=0x00 host=7",
 		    0, &bus) ||
-	    eh_case("TEST UNIT READY answered BUSY twice", TIMED_OUT,
+	    eh_case("TEST UNIT READY answered BUSY twice", EH_TIMED_OUT,
 		    "lun=0 op=0x00 status=8 count=2", 0, &twice))
 		return -1;
 	sense_q(sense, false, UNIT_ATTENTION, 0x29, 0, false, 0);
 	snprintf(rule, sizeof(rule), "lun=0 op=0x00 host=%d status=2 sense=%s", DID_RESET, sense);
-	if (eh_case("TEST UNIT READY answered DID_RESET, UNIT ATTENTION 29/00", TIMED_OUT, rule,
+	if (eh_case("TEST UNIT READY answered DID_RESET, UNIT ATTENTION 29/00", EH_TIMED_OUT, rule,
 		    0, &twice))
-		return -1;
-	return lying_finish(0, EH_SECTOR, EH_LEN / SECTOR);
-}
-
-/* --- lying-device-eh-timeout ------------------------------------------- */
-
-/*
- * A READ answered DID_TIME_OUT 6 times: EIO after 6, sd's 5 retries.  sd
- * takes the disk offline after max_medium_access_timeouts (2) error
- * handler rounds of one command whose TEST UNIT READY worked: raised for
- * the case.  (Before io_timeout is lowered: sd also gives up on a command
- * older than its timeout times its tries.)  A 7th READ would be answered.
- */
-static int six_case(void)
-{
-	/* reads, RS, STU, TUR, abort, device, bus, host, refused */
-	static const struct eh_seen six = { 6, 0, 0, 6, 0, 6, 0, 0, 0 };
-	long long max = disk_attr_get("max_medium_access_timeouts");
-	char v[32];
-	int ret;
-
-	if (max < 0)
-		return fail("cannot read the disk's max_medium_access_timeouts");
-	if (disk_attr("max_medium_access_timeouts", "8"))
-		return -1;
-	ret = eh_case("READ answered DID_TIME_OUT 6 times", TIMED_OUT " count=6", NULL, EIO, &six);
-	snprintf(v, sizeof(v), "%lld", max);
-	if (disk_attr("max_medium_access_timeouts", v))
-		ret = -1;
-	return ret;
-}
-
-#define CD_BLOCK	10u	/* CD 2K block 10 */
-
-/* Wait (up to 5 s) until the device has seen n READs of lun: 0 or fail(). */
-static int reads_seen(unsigned int lun, int n)
-{
-	struct bbt_cmd log[64];
-
-	for (int i = 0; i < 500; i++) {
-		int got = bbtest_log_read(log, 64), count = 0;
-
-		for (int j = 0; j < got; j++)
-			count += log[j].lun == lun;
-		if (count >= n)
-			return 0;
-		usleep(10000);
-	}
-	return fail("%d READ(s) of LUN %u never reached the device", n, lun);
-}
-
-/* An O_DIRECT read of len bytes at byte off of r in a child: its pid. */
-static pid_t read_child(enum role r, uint64_t off, size_t len)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		int res = rd_open(r, off, len);
-
-		_exit(res < 0 ? (-res & 0xff) : res ? 255 : 0);
-	}
-	if (pid < 0)
-		fail("fork: %s", strerror(errno));
-	return pid;
-}
-
-/* read_child()'s result as rd_open() gives it (1: wrong or no result). */
-static int read_wait(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return 1;
-	return WEXITSTATUS(status) == 255 ? 1 : -WEXITSTATUS(status);
-}
-
-/* SCSI_LOG_MLCOMPLETE 5: scsi_finish_command logs each result it hands up */
-#define LOG_ML_RESULT	"20480"
-
-/* The disk's H:C:T:L ("2:0:0:0") in out. */
-static int disk_hctl(char *out, size_t n)
-{
-	char link[160], target[256];
-	const char *base;
-	ssize_t len;
-
-	snprintf(link, sizeof(link), "/sys/block/%s/device", dev_name(ROLE_BBDISK));
-	len = readlink(link, target, sizeof(target) - 1);
-	if (len < 0)
-		return fail("readlink '%s': %s", link, strerror(errno));
-	target[len] = '\0';
-	base = strrchr(target, '/');
-	snprintf(out, n, "%.31s", base ? base + 1 : target);
-	return 0;
-}
-
-/* The results scsi_finish_command handed sd for the disk since mark (its
- * "Notifying upper driver of completion (result %x)" lines): how many, the
- * last in *result. */
-static int disk_results(size_t mark, const char *hctl, unsigned int *result)
-{
-	const char *what = "Notifying upper driver of completion (result ";
-	char needle[48];
-	int n = 0;
-
-	snprintf(needle, sizeof(needle), " %.31s: ", hctl);
-	kmsg_sync();
-	for (size_t i = mark; i < kmsg_count(); i++) {
-		const char *l = kmsg_line(i), *p = strstr(l, what);
-
-		if (p && strstr(l, needle) && sscanf(p + strlen(what), "%x", result) == 1)
-			n++;
-	}
-	return n;
-}
-
-/*
- * A disk READ answered DID_TIME_OUT, then (sent again after the error
- * handler) never answered, and meanwhile a CD READ never answered: the
- * second error handler round takes both (it waits until every command out
- * has failed; were the CD's late, it gets a round of its own and the same
- * counts), and resets and tests each device for its own command.  The
- * disk's (max_retries 1) then fails, EIO (the error handler gives it
- * DID_TIME_OUT, which is EIO on 6.1 and 6.12), after 2 READs; the CD's is
- * sent again and right.  The disk's second timeout also checks that the
- * first round left the command off the error handler's lists.  The host
- * byte shows only in the midlayer's log (SG_IO would, but waits at least
- * 7 s for a timeout): MLCOMPLETE logging is on meanwhile.
- */
-static int lost_both(void)
-{
-	/* reads, RS, STU, TUR, abort, device, bus, host, refused */
-	static const struct eh_seen lost = { 2, 0, 0, 2, 2, 3, 0, 0, 0 };
-	struct eh_seen got;
-	char a[256], b[256], hctl[32];
-	int res = 1, cd = 1, n;
-	unsigned int result = 0;
-	pid_t disk, cdp = -1;
-	size_t mark;
-
-	if (disk_hctl(hctl, sizeof(hctl)) || knob_write(SCSI_LOGGING, LOG_ML_RESULT))
-		return -1;
-	mark = kmsg_mark();
-	if (counters_clear() || rulef("lun=0 lba=%u %s", EH_SECTOR + 2, TIMED_OUT) ||
-	    rulef("lun=0 lba=%u drop=1", EH_SECTOR + 2) ||
-	    rulef("lun=1 lba=%u drop=1", CD_BLOCK))
-		return -1;
-	disk = read_child(ROLE_BBDISK, (uint64_t)EH_SECTOR * SECTOR, EH_LEN);
-	if (disk < 0)
-		return -1;
-	if (!reads_seen(0, 2))
-		cdp = read_child(ROLE_BBCD, CD_BLOCK * 2048ull, 2048);
-	res = read_wait(disk);
-	if (cdp > 0)
-		cd = read_wait(cdp);
-	knob_write(SCSI_LOGGING, "0");
-	n = disk_results(mark, hctl, &result);
-	diag("the disk's command handed to sd %d time(s), last with result 0x%x", n, result);
-	if (n != 1 || result != DID_TIME_OUT << 16)
-		return fail("the disk's command never answered reached sd %d time(s), result 0x%x;"
-			    " want once, 0x%x (DID_TIME_OUT)", n, result, DID_TIME_OUT << 16);
-	seen_read(&got);
-	diag("a disk READ never answered the second time, a CD READ never answered: disk %s,"
-	     " CD %s; %s", what(res), what(cd), seen_str(&got, a, sizeof(a)));
-	if (res != -EIO || cd || !seen_eq(&got, &lost))
-		return fail("READs never answered: disk %s, CD %s after %s; want disk %s, CD right"
-			    " after %s", what(res), what(cd), a, strerror(EIO),
-			    seen_str(&lost, b, sizeof(b)));
-	return 0;
-}
-
-/* lost_both() with io_timeout 200 ms on both and max_retries 1 on the disk. */
-static int lost_case(void)
-{
-	long long td = dev_sysfs_number(ROLE_BBDISK, "queue/io_timeout");
-	long long tc = dev_sysfs_number(ROLE_BBCD, "queue/io_timeout");
-	char pd[160], pc[160];
-	int ret;
-
-	if (td <= 0 || tc <= 0)
-		return fail("cannot read the queue/io_timeout of the disk and the CD");
-	snprintf(pd, sizeof(pd), "/sys/block/%s/queue/io_timeout", dev_name(ROLE_BBDISK));
-	snprintf(pc, sizeof(pc), "/sys/block/%s/queue/io_timeout", dev_name(ROLE_BBCD));
-	ret = knob_write(pd, "200") || knob_write(pc, "200") || disk_attr("max_retries", "1");
-	if (!ret)
-		ret = lost_both();
-	if (disk_attr("max_retries", "5") || ret)	/* sd's default */
-		ret = -1;
-	if (knob_writef(pd, "%lld", td) || knob_writef(pc, "%lld", tc))
-		ret = -1;
-	return ret;
-}
-
-int t_lying_eh_timeout(void)
-{
-	if (dev_require(ROLE_BBDISK) || dev_require(ROLE_BBCD) || six_case() || lost_case())
 		return -1;
 	return lying_finish(0, EH_SECTOR, EH_LEN / SECTOR);
 }
@@ -548,12 +331,12 @@ static int host_reset_case(void)
 	static const struct eh_seen host = { 2, 0, 1, 1, 0, 1, 1, 1, 0 };
 	int ret;
 
-	if (bbtest_param("reset_fails", 3) || disk_attr("allow_restart", "1"))
+	if (bbtest_param("reset_fails", 3) || eh_disk_attr("allow_restart", "1"))
 		ret = -1;
 	else
-		ret = eh_case("device and bus resets fail, allow_restart", TIMED_OUT, NULL, 0,
+		ret = eh_case("device and bus resets fail, allow_restart", EH_TIMED_OUT, NULL, 0,
 			      &host);
-	if (disk_attr("allow_restart", "0") || bbtest_param("reset_fails", 0))
+	if (eh_disk_attr("allow_restart", "0") || bbtest_param("reset_fails", 0))
 		ret = -1;
 	return ret;
 }
@@ -572,7 +355,7 @@ static int offline_case(void)
 	if (bbtest_param("reset_fails", 7))
 		ret = -1;
 	else
-		ret = eh_case("every reset fails", TIMED_OUT, NULL, EIO, &offline);
+		ret = eh_case("every reset fails", EH_TIMED_OUT, NULL, EIO, &offline);
 	/* (the state file takes a name only with its newline) */
 	if (bbtest_param("reset_fails", 0) || knob_write(path, "running\n") || ret)
 		return -1;
@@ -594,7 +377,7 @@ static int reset_offlines_case(void)
 	if (bbtest_param("reset_offlines", 1))
 		ret = -1;
 	else
-		ret = eh_case("the device reset takes the disk offline", TIMED_OUT, NULL, EIO, &gone);
+		ret = eh_case("the device reset takes the disk offline", EH_TIMED_OUT, NULL, EIO, &gone);
 	if (bbtest_param("reset_offlines", 0) || knob_write(path, "running\n"))
 		ret = -1;
 	return ret;
@@ -649,7 +432,7 @@ static int deadline_cases(const char *path)
 	    bbtest_param("bus_reset_ms", 1100))
 		ret = -1;
 	else
-		ret = eh_case("eh_deadline 1 s, a bus reset of 1.1 s", TIMED_OUT, NULL, 0, &late);
+		ret = eh_case("eh_deadline 1 s, a bus reset of 1.1 s", EH_TIMED_OUT, NULL, 0, &late);
 	if (bbtest_param("bus_reset_ms", 0) || bbtest_param("reset_fails", 0))
 		ret = -1;
 	return ret;
