@@ -160,6 +160,7 @@ deps:
 lint:
 	tools/check-layers.sh
 	tools/check-size.sh
+	tools/check-suite-list.sh
 
 check: deps lint
 	$(MAKE) all unit
