@@ -125,6 +125,8 @@ static const struct test tests[] = {
 	{ "lying-device-eh-lun-change", t_lying_eh_lun_change },
 	{ "lying-device-eh-ramp-up", t_lying_eh_ramp_up },
 	{ "lying-device-eh-timeout", t_lying_eh_timeout },
+	{ "lying-device-timeouts", t_lying_timeouts },
+	{ "lying-device-double-done", t_lying_double_done },
 	{ "sd-timeout-eh", t_sd_timeout_eh },
 	{ "sd-stress", t_sd_stress },
 	{ "kernel-log-clean", t_kernel_log_clean },

@@ -44,6 +44,8 @@
  *   t_lying_probe.c   lying-device-capacity (READ CAPACITY(10) and (16) as
  *                 sd reads them), lying-device-flush (SYNCHRONIZE CACHE: fsync,
  *                 the disk's removal)
+ *   t_lying_timing.c   commands answered late (the timeout each is given)
+ *                 or completed twice
  *   t_guest.c     guest-no-network (QEMU gave the guest no NIC)
  *   bbgcov.c      after the suite, the kernel's gcov data for drivers/scsi
  *
@@ -339,6 +341,8 @@ int t_lying_eh_ramp_up(void);
 int t_lying_eh_timeout(void);
 int t_lying_capacity(void);
 int t_lying_flush(void);
+int t_lying_timeouts(void);
+int t_lying_double_done(void);
 int t_guest_no_network(void);
 
 #endif

@@ -33,7 +33,9 @@
  *                              or CHECK CONDITION without sense (a failure: a
  *                              reset, then another): the read is right after 2
  *   lying-device-delayed-requeue  NOT READY 04/0a (ALUA transition) once: the
- *                              read is sent again, right
+ *                              read is sent again after 1 s (requeued with a
+ *                              delay), right; a UNIT ATTENTION first takes
+ *                              a reset's expected one
  *   lying-device-send-command  SCSI_IOCTL_SEND_COMMAND (sg_scsi_ioctl): INQUIRY
  *                              and READ(10) hand back their data and 0; CHECK
  *                              CONDITION: 2 and the first 16 bytes of sense;
@@ -41,7 +43,7 @@
  *                              after 3; READ DEFECT DATA with DID_SOFT_ERROR
  *                              twice: 2 commands (1 allowed)
  *
- * Disk sectors 1216..1279, 1792..1823, 1984..2031 and 1264..1279 (send-command); the CD gets no READ
+ * Disk sectors 1216..1279, 1648..1655, 1792..1823, 1984..2031 and 1264..1279 (send-command); the CD gets no READ
  * or WRITE.
  */
 #include "bbsuite.h"
@@ -421,25 +423,35 @@ int t_lying_eh_tur(void)
 /* --- lying-device-delayed-requeue -------------------------------------- */
 
 /* NOT READY 04/0a (ALUA state transition) is requeued (ACTION_DELAYED_REPREP,
- * scsi_mq_requeue_cmd with 1000 ms): sent again and right.  The second
- * the requeue list is kicked with is not waited for on 6.1.192 under
- * TCG (measured 0.02 s: the request comes back at once), so the time is
- * reported, not judged; a failure (ACTION_FAIL) or a retry of the same
- * command that is never prepared again would show. */
+ * scsi_mq_requeue_cmd with 1000 ms): sent again after that second, and
+ * right.  A device reset in an earlier test (lying-device-eh-tur's) leaves
+ * the disk expecting a UNIT ATTENTION (expecting_cc_ua), and the next NOT
+ * READY or UNIT ATTENTION is then retried at once instead (scsi_check_sense);
+ * a read answered UNIT ATTENTION 29/00 once first takes that (or, with no
+ * reset pending, is retried as a power glitch): right after 2 either way. */
 int t_lying_delayed_requeue(void)
 {
 	char sense[64];
-	double t0;
+	double t0, secs;
 
-	sense_q(sense, false, NOT_READY, 0x04, 0x0a, false, 0);
+	sense_q(sense, false, UNIT_ATTENTION, 0x29, 0x00, false, 0);
 	if (dev_require(ROLE_BBDISK) || bbtest_clear() ||
-	    rulef("lun=0 lba=1810 status=2 sense=%s copy=0 resid=rest", sense))
+	    rulef("lun=0 lba=1650 status=2 sense=%s copy=0 resid=rest", sense) ||
+	    expect_right("UNIT ATTENTION 29/00 once", ROLE_BBDISK, 1648 * SECTOR, 4096, 0, 1648,
+			 8, 2))
+		return -1;
+	sense_q(sense, false, NOT_READY, 0x04, 0x0a, false, 0);
+	if (rulef("lun=0 lba=1810 status=2 sense=%s copy=0 resid=rest", sense))
 		return -1;
 	t0 = now();
 	if (expect_right("NOT READY 04/0a (ALUA transition) once", ROLE_BBDISK, 1808 * SECTOR,
 			 8192, 0, 1808, 16, 2))
 		return -1;
-	diag("NOT READY 04/0a once: right after %.2f s", now() - t0);
+	secs = now() - t0;
+	diag("NOT READY 04/0a once: right after %.2f s", secs);
+	if (secs < 0.95 || secs > 15)
+		return fail("NOT READY 04/0a once: right after %.2f s, want the 1 s requeue delay"
+			    " (0.95 to 15 s)", secs);
 	return lying_finish(0, 1808, 16);
 }
 
