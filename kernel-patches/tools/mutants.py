@@ -294,28 +294,57 @@ def build_schemata(runner, tree, work, mdir, limit, logf):
     raise SystemExit("mutants: the schemata kernel still does not build")
 
 
-def run_all(runner, todo, sdir, nums, jobs, logf, done):
-    """Each (mutant, key, path, tests) of todo as a job, jobs at once;
-    done(m, res)."""
+def run_jobs(runner, sdir, items, jobs, logf):
+    """Each (boot_args, done) of items as a job of the series sdir, jobs at
+    once; done(the job's `job show`, seconds) as each ends."""
     running = []
-    while todo or running:
-        while todo and len(running) < jobs:
-            m, key, path, tests = todo.pop(0)
-            job = runner.add(sdir, boot_args(nums[m["id"]], tests))
-            running.append((m, key, path, job, runner.start(job, logf), time.time()))
+    while items or running:
+        while items and len(running) < jobs:
+            args, done = items.pop(0)
+            job = runner.add(sdir, args)
+            running.append((job, done, runner.start(job, logf), time.time()))
         time.sleep(0.5)
         for item in list(running):
-            m, key, path, job, proc, t0 = item
+            job, done, proc, t0 = item
             if proc.poll() is None:
                 continue
             running.remove(item)
-            res = outcome(runner.show(job))
-            res.update(key=key, seconds=round(time.time() - t0, 1), tests=tests)
+            done(runner.show(job), round(time.time() - t0, 1))
+
+
+def run_all(runner, todo, sdir, nums, jobs, logf, done):
+    """Each (mutant, key, path, tests) of todo as a job; done(m, res)."""
+    def finished(m, key, path, tests):
+        def cb(doc, seconds):
+            res = outcome(doc)
+            res.update(key=key, seconds=seconds, tests=tests)
             if res["status"] != "error":
                 with open(path + ".tmp", "w") as f:
                     json.dump(res, f, sort_keys=True)
                 os.rename(path + ".tmp", path)
             done(m, res)
+        return cb
+    run_jobs(runner, sdir, [(boot_args(nums[m["id"]], tests), finished(m, key, path, tests))
+                            for m, key, path, tests in todo], jobs, logf)
+
+
+def check_selections(runner, sdir, sels, jobs, logf):
+    """The selections (tuples of test names) whose tests, run alone on the
+    kernel without a mutant, do not all pass: a test that needs what an
+    earlier one left behind would fail alone, and that must not count as a
+    kill.  Their mutants get the whole suite instead."""
+    bad = set()
+
+    def finished(sel):
+        def cb(doc, seconds):
+            if doc.get("verdict") != "pass":
+                log("selection %s fails without a mutant (%s): its mutants get every test"
+                    % (",".join(sel), ", ".join(outcome(doc)["failed"]) or doc.get("verdict")))
+                bad.add(sel)
+        return cb
+    run_jobs(runner, sdir, [(boot_args(0, list(sel)), finished(sel)) for sel in sorted(sels)],
+             jobs, logf)
+    return bad
 
 
 COLUMNS = ("killed", "timeout", "survived", "equivalent", "no-compile", "error")
@@ -427,6 +456,11 @@ def main():
         missing = want - {m["id"] for m in mutants}
         if missing:
             raise SystemExit("mutants: no such mutant: %s" % " ".join(sorted(missing)))
+    sels = set() if args.all_tests else {tuple(t) for t in (selection(m["func"], reach)
+                                                          for m in mutants) if t}
+    bad_sels = check_selections(runner, sdir, sels, args.jobs, logf)
+    log("%d selections of tests run alone without a mutant: %d pass" % (
+        len(sels), len(sels) - len(bad_sels)))
     res, todo = {}, []
     for m in sorted(mutants, key=lambda m: m["id"].split("-")[-1]):
         if m["id"] in dropped:
@@ -434,6 +468,8 @@ def main():
             continue
         patch = open(os.path.join(work, "all", m["id"] + ".patch")).read()
         tests = None if args.all_tests else selection(m["func"], reach)
+        if tests and tuple(tests) in bad_sels:
+            tests = None
         key = hashlib.sha256((key_base + "schemata\0" + patch + "\0" +
                               ",".join(tests or ["all"])).encode()).hexdigest()
         path = os.path.join(results, m["id"] + ".json")
