@@ -128,6 +128,7 @@ static const struct test tests[] = {
 	{ "lying-device-timeouts", t_lying_timeouts },
 	{ "lying-device-double-done", t_lying_double_done },
 	{ "lying-device-sgio-at-head", t_lying_sgio_at_head },	/* sets the disk's queue depth back */
+	{ "lying-device-sgio-tag-wait", t_lying_sgio_tag_wait },	/* sets nr_requests back */
 	{ "sd-timeout-eh", t_sd_timeout_eh },
 	{ "sd-stress", t_sd_stress },
 	{ "kernel-log-clean", t_kernel_log_clean },

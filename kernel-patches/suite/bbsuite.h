@@ -46,7 +46,8 @@
  *                 the disk's removal)
  *   t_lying_timing.c   commands answered late (the timeout each is given)
  *                 or completed twice
- *   t_lying_sgio_order.c  SG_IO's SG_FLAG_Q_AT_HEAD: the queue's order
+ *   t_lying_sgio_order.c  SG_IO in a busy queue: SG_FLAG_Q_AT_HEAD's order,
+ *                 waiting for a tag
  *   t_guest.c     guest-no-network (QEMU gave the guest no NIC)
  *   bbgcov.c      after the suite, the kernel's gcov data for drivers/scsi
  *
@@ -345,6 +346,7 @@ int t_lying_flush(void);
 int t_lying_timeouts(void);
 int t_lying_double_done(void);
 int t_lying_sgio_at_head(void);
+int t_lying_sgio_tag_wait(void);
 int t_guest_no_network(void);
 
 #endif

@@ -9,8 +9,14 @@
  *                          answered, the device gets the one at the head
  *                          first; all three end GOOD; the queue depth is
  *                          put back
+ *   lying-device-sgio-tag-wait  the disk's queue at nr_requests 4 (its
+ *                          tags), four READs held by the device take them
+ *                          all: an SG_IO READ then waits for a tag
+ *                          (blk-mq's debugfs: ws_active 1), it does not
+ *                          fail, and ends GOOD once they are answered;
+ *                          nr_requests is put back
  *
- * Disk sectors 1660..1671.
+ * Disk sectors 1660..1671, 1676..1691.
  */
 #include "bbsuite.h"
 
@@ -180,6 +186,110 @@ int t_lying_sgio_at_head(void)
 	if (knob_write(path, "1"))
 		return -1;
 	ret = at_head();
+	if (knob_write(path, old))
+		return -1;
+	return ret;
+}
+
+/* --- lying-device-sgio-tag-wait ---------------------------------------- */
+
+#define TAGS	4
+#define TAGGED	1676	/* TAGS held READs at TAGGED + 2k, the waiting one after */
+
+/* Tasks waiting for one of the disk's tags (the scheduler's, or the
+ * driver's without a scheduler): ws_active in blk-mq's debugfs, or -1. */
+static int tag_waiters(void)
+{
+	static const char *const files[] = { "sched_tags", "tags" };
+	char path[160], line[256];
+	int n = -1;
+
+	for (int i = 0; i < 2 && n < 0; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/kernel/debug/block/%s/hctx0/%s",
+			 dev_name(ROLE_BBDISK), files[i]);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (n < 0 && fgets(line, sizeof(line), f))
+			if (sscanf(line, "ws_active=%d", &n) != 1)
+				n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+static int tag_wait(void)
+{
+	pid_t kids[TAGS + 1];
+	int ret = -1, st, bad = 0, early = 0, early_st = 0;
+
+	for (int k = 0; k <= TAGS; k++)
+		kids[k] = -1;
+	if (rulef("lun=0 op=read delay=20000 count=%d", TAGS))
+		goto out;
+	for (int k = 0; k < TAGS; k++)
+		if ((kids[k] = sgio_child(TAGGED + 2 * k, 0)) < 0)
+			goto out;
+	if (wait_for("timing rules left once the READs are held", rules_left, 0))
+		goto out;
+	kids[TAGS] = sgio_child(TAGGED + 2 * TAGS, 0);
+	if (kids[TAGS] < 0)
+		goto out;
+	/* it must wait for a tag (a failed allocation ends it at once) */
+	for (int i = 0; i < 1000 && !early && tag_waiters() < 1; i++) {
+		early = waitpid(kids[TAGS], &early_st, WNOHANG) == kids[TAGS];
+		nap_ms(5);
+	}
+	if (early)
+		kids[TAGS] = -1;
+	else if (tag_waiters() < 1)
+		goto out;
+	ret = 0;
+out:
+	bbtest_rule("release");
+	for (int k = 0; k <= TAGS; k++) {
+		if (kids[k] <= 0)
+			continue;
+		if (waitpid(kids[k], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+	}
+	if (ret)
+		return fail("SG_IO READ with every tag taken: no task waits for a tag after 5 s");
+	diag("SG_IO READ with every tag taken: %s; %d of %d SG_IO READs did not end GOOD",
+	     early ? "ended before the tags came free" : "waited", bad, TAGS + 1);
+	if (early && (!WIFEXITED(early_st) || WEXITSTATUS(early_st)))
+		return fail("SG_IO READ with all %d tags taken failed at once, want it to wait for"
+			    " a tag", TAGS);
+	if (early)
+		return fail("SG_IO READ with all %d tags taken ended before they came free", TAGS);
+	if (bad)
+		return fail("%d of the %d SG_IO READs did not end GOOD", bad, TAGS + 1);
+	return 0;
+}
+
+int t_lying_sgio_tag_wait(void)
+{
+	char path[160], old[16] = "32";
+	FILE *f;
+	int ret;
+
+	if (dev_require(ROLE_BBDISK) || bbtest_clear())
+		return -1;
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/nr_requests", dev_name(ROLE_BBDISK));
+	f = fopen(path, "re");
+	if (!f || !fgets(old, sizeof(old), f)) {
+		if (f)
+			fclose(f);
+		return fail("%s: cannot read it", path);
+	}
+	fclose(f);
+	old[strcspn(old, "\n")] = '\0';
+	diag("nr_requests %s, down to %d", old, TAGS);
+	if (knob_writef(path, "%d", TAGS))
+		return -1;
+	ret = tag_wait();
 	if (knob_write(path, old))
 		return -1;
 	return ret;
