@@ -109,7 +109,7 @@ static const struct test tests[] = {
 	{ "lying-device-send-command", t_lying_send_command },
 	{ "lying-device-capacity", t_lying_capacity },	/* puts the disk back: removed, added again */
 	{ "lying-device-flush", t_lying_flush },	/* the same */
-	{ "lying-device-read6-fallback", t_lying_read6_fallback },	/* READ(6) from now on: last on the disk */
+	{ "lying-device-read6-fallback", t_lying_read6_fallback },	/* the disk gets READ(6) from now on */
 	{ "lying-device-sr-valid-inside", t_lying_sr_valid_inside },
 	{ "lying-device-sr-end-trim", t_lying_sr_end_trim },	/* trims the CD: last of its tests */
 	{ "lying-device-sgio-faults", t_lying_sgio_faults },
