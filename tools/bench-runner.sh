@@ -49,7 +49,7 @@ done
 
 dir=$(ls -d "$CACHE"/jobs/$j2-a1-*)
 python3 - "$dir" "$SRC/kernel-patches/suite/scenarios" <<'EOF2'
-import subprocess, sys, time, os
+import os, re, subprocess, sys, time
 jobdir, scen = sys.argv[1], sys.argv[2]
 images = os.path.join(jobdir, "patched", "images")
 cmdline, qemu = [], []
@@ -60,8 +60,9 @@ for line in open(scen):
     if t[0] == "cmdline":
         cmdline += t[1:]
     elif t[0] == "qemu":
-        qemu += [a.replace("@qdisk@", images + "/qdisk.img").replace("@cdbig@", images + "/cdbig.img")
-                 .replace("@cdsmall@", images + "/cdsmall.img") for a in t[1:]]
+        # @NAME@ is the job's image NAME, as the runner made it
+        qemu += [re.sub(r"@(\w+)@", lambda m: os.path.join(images, m.group(1) + ".img"), a)
+                 for a in t[1:]]
 argv = ["qemu-system-x86_64", "-accel", "tcg", "-m", "512", "-smp", "1",
         # the runner's machine: no default devices, no network
         "-nodefaults", "-nic", "none", "-display", "none", "-serial", "stdio", "-monitor", "none",
