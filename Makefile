@@ -9,7 +9,8 @@
 #   make demo         the main job end to end (tools/demo.sh)
 #   make bench        the benchmark report (tools/bench.sh)
 #   make mutants      the mutation campaign over the completion path (one schemata
-#                     build, a boot per mutant, two at once; kernel-patches/tools/
+#                     build, a boot per mutant with the tests that reach it, four
+#                     at once; kernel-patches/tools/
 #                     mutants.py, report and wall time, report in $(O)/mutants-report.txt)
 #   make coverage     line and branch coverage of the completion path by the suite
 #   make install      PREFIX=/usr/local DESTDIR=
