@@ -266,14 +266,8 @@ static bool listed(const char *list, const char *name)
 static const char *cmdline_tests(void)
 {
 	static char buf[4096];
-	static const char *list;
-	static bool read_once;
 
-	if (!read_once) {
-		list = cmdline_arg("bbsuite.tests=", buf, sizeof(buf));
-		read_once = true;
-	}
-	return list;
+	return cmdline_arg("bbsuite.tests=", buf, sizeof(buf));
 }
 
 #define REACH_PATH "/sys/module/scsi_mod/parameters/bb_reached"
@@ -316,14 +310,8 @@ static void reach_report(const char *label)
 static bool skipped(const char *name)
 {
 	static char buf[4096];
-	static const char *list;
-	static bool read_once;
 
-	if (!read_once) {
-		list = cmdline_arg("bbsuite.skip=", buf, sizeof(buf));
-		read_once = true;
-	}
-	return listed(list, name);
+	return listed(cmdline_arg("bbsuite.skip=", buf, sizeof(buf)), name);
 }
 
 static bool selected(const char *name, const char *only)
@@ -546,6 +534,7 @@ static void rerun_failed(const struct test *const *run, const bool *failed, size
 int main(int argc, char **argv)
 {
 	const char *only = argc > 1 ? argv[1] : cmdline_only();
+	const char *chosen = cmdline_tests();	/* the campaign's selection */
 	const struct test *run[NTESTS];
 	bool failed[NTESTS] = { false };
 	size_t nrun = 0, nfail = 0;
@@ -571,7 +560,7 @@ int main(int argc, char **argv)
 			       i + 1, run[i]->name);
 			continue;
 		}
-		if (cmdline_tests() && !listed(cmdline_tests(), run[i]->name)) {
+		if (chosen && !listed(chosen, run[i]->name)) {
 			printf("ok %zu %s # SKIP not selected (bbsuite.tests)\n", i + 1,
 			       run[i]->name);
 			continue;

@@ -125,6 +125,10 @@ int io_drop_cache(int fd);			/* fsync + BLKFLSBUF */
 
 /* bbutil.c: sysfs and debugfs knobs */
 int knob_write(const char *path, const char *val);
+int knob_read(const char *path, char *out, size_t len);	/* first line, trimmed */
+long long knob_number(const char *path);		/* -1: unreadable */
+int sdisk_attr_path(const char *attr, char *out, size_t n);	/* bbdisk's scsi_disk */
+int disk_io_timeout(char *old, size_t len, const char *v);	/* bbdisk's io_timeout */
 int knob_writef(const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int sdebug_set(unsigned int opts, int every_nth);
@@ -277,6 +281,7 @@ int eh_case(const char *name, const char *read, const char *other, int err,
 	    const struct eh_seen *want);
 int eh_disk_attr(const char *attr, const char *val);
 long long eh_disk_attr_get(const char *attr);
+int disk_hctl(char *out, size_t n);		/* the bbdisk's "H:C:T:L" */
 
 /* Test functions */
 int t_sd_read_verify(void);

@@ -341,19 +341,77 @@ int bbtest_log_count(unsigned int lun, uint64_t lba, uint64_t n, int *oob)
 	return got < 0 ? -1 : count;
 }
 
-long long dev_sysfs_number(enum role r, const char *rel)
+/* The first line of a sysfs or debugfs file, trailing blanks cut: 0 or fail(). */
+int knob_read(const char *path, char *out, size_t len)
 {
-	char path[160], buf[32];
-	FILE *f;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return fail("%s: %s", path, strerror(errno));
+	n = read(fd, out, len - 1);
+	close(fd);
+	if (n < 0)
+		return fail("%s: %s", path, strerror(errno));
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	n = (ssize_t)strlen(out);
+	while (n > 0 && out[n - 1] == ' ')
+		out[--n] = '\0';
+	return 0;
+}
+
+/* The number in a sysfs file, or -1 (a missing file is no failure). */
+long long knob_number(const char *path)
+{
+	char buf[32];
+	FILE *f = fopen(path, "re");
 	long long v = -1;
 
-	snprintf(path, sizeof(path), "/sys/block/%s/%s", dev_name(r), rel);
-	f = fopen(path, "re");
 	if (f && fgets(buf, sizeof(buf), f))
 		v = atoll(buf);
 	if (f)
 		fclose(f);
 	return v;
+}
+
+long long dev_sysfs_number(enum role r, const char *rel)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/sys/block/%s/%s", dev_name(r), rel);
+	return knob_number(path);
+}
+
+/* /sys/block/<bbdisk>/device/scsi_disk/<H:C:T:L>/<attr>: its path in out. */
+int sdisk_attr_path(const char *attr, char *out, size_t n)
+{
+	char dir[300];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/block/%s/device/scsi_disk", dev_name(ROLE_BBDISK));
+	d = opendir(dir);
+	if (!d)
+		return fail("cannot open '%s': %s", dir, strerror(errno));
+	out[0] = '\0';
+	while ((e = readdir(d)) != NULL)	/* one entry, named H:C:T:L */
+		if (e->d_name[0] != '.')
+			snprintf(out, n, "%s/%s/%s", dir, e->d_name, attr);
+	closedir(d);
+	return out[0] ? 0 : fail("no scsi_disk entry in '%s'", dir);
+}
+
+/* The scsi_bbtest disk's queue/io_timeout (ms) into old (when not NULL),
+ * then v. */
+int disk_io_timeout(char *old, size_t len, const char *v)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/io_timeout", dev_name(ROLE_BBDISK));
+	if (old && knob_read(path, old, len))
+		return -1;
+	return knob_write(path, v);
 }
 
 int bbtest_opcodes_clear(void)

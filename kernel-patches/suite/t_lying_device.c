@@ -405,16 +405,10 @@ static int queue_freeze(void)
 {
 	char path[128], buf[32];
 	long long nr;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/nr_requests", dev_name(ROLE_BBDISK));
-	f = fopen(path, "re");
-	if (!f || !fgets(buf, sizeof(buf), f)) {
-		if (f)
-			fclose(f);
-		return fail("cannot read '%s'", path);
-	}
-	fclose(f);
+	if (knob_read(path, buf, sizeof(buf)))
+		return -1;
 	nr = atoll(buf);
 	diag("nr_requests %lld -> %lld -> %lld (each a queue freeze)", nr, nr - 1, nr);
 	if (nr < 2 || knob_writef(path, "%lld", nr - 1) || knob_writef(path, "%lld", nr))

@@ -169,32 +169,11 @@ int eh_case(const char *name, const char *read, const char *other, int err,
 	return 0;
 }
 
-/* /sys/block/<disk>/device/scsi_disk/<h:c:t:l>/<attr>: its path in out. */
-static int disk_attr_path(const char *attr, char *out, size_t n)
-{
-	char dir[128];
-	struct dirent *e;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/sys/block/%s/device/scsi_disk", dev_name(ROLE_BBDISK));
-	d = opendir(dir);
-	if (!d)
-		return fail("cannot open '%s': %s", dir, strerror(errno));
-	out[0] = '\0';
-	while ((e = readdir(d)) != NULL)	/* one entry, named H:C:T:L */
-		if (e->d_name[0] != '.')
-			snprintf(out, n, "%s/%s/%s", dir, e->d_name, attr);
-	closedir(d);
-	if (!out[0])
-		return fail("no scsi_disk entry in '%s'", dir);
-	return 0;
-}
-
 int eh_disk_attr(const char *attr, const char *val)
 {
 	char path[400];
 
-	if (disk_attr_path(attr, path, sizeof(path)))
+	if (sdisk_attr_path(attr, path, sizeof(path)))
 		return -1;
 	return knob_write(path, val);
 }
@@ -202,18 +181,11 @@ int eh_disk_attr(const char *attr, const char *val)
 /* The number in a scsi_disk attribute, or -1. */
 long long eh_disk_attr_get(const char *attr)
 {
-	char path[400], buf[32];
-	long long v = -1;
-	FILE *f;
+	char path[400];
 
-	if (disk_attr_path(attr, path, sizeof(path)))
+	if (sdisk_attr_path(attr, path, sizeof(path)))
 		return -1;
-	f = fopen(path, "re");
-	if (f && fgets(buf, sizeof(buf), f))
-		v = atoll(buf);
-	if (f)
-		fclose(f);
-	return v;
+	return knob_number(path);
 }
 
 /*
@@ -396,19 +368,13 @@ int t_lying_eh_escalation(void)
 /* /sys/class/scsi_host/host<N>/<attr> of the scsi_bbtest disk's host. */
 static int host_attr_path(const char *attr, char *out, size_t n)
 {
-	char link[160], target[256];
-	const char *base;
-	ssize_t len;
+	char hctl[32];
 	unsigned int host;
 
-	snprintf(link, sizeof(link), "/sys/block/%s/device", dev_name(ROLE_BBDISK));
-	len = readlink(link, target, sizeof(target) - 1);
-	if (len < 0)
-		return fail("readlink '%s': %s", link, strerror(errno));
-	target[len] = '\0';
-	base = strrchr(target, '/');
-	if (sscanf(base ? base + 1 : target, "%u:", &host) != 1)
-		return fail("no H:C:T:L at the end of '%s'", target);
+	if (disk_hctl(hctl, sizeof(hctl)))
+		return -1;
+	if (sscanf(hctl, "%u:", &host) != 1)
+		return fail("no H:C:T:L in '%s'", hctl);
 	snprintf(out, n, "/sys/class/scsi_host/host%u/%s", host, attr);
 	return 0;
 }
@@ -441,19 +407,12 @@ static int deadline_cases(const char *path)
 int t_lying_eh_deadline(void)
 {
 	char path[200], was[32] = "";
-	FILE *f;
 	int ret;
 
 	if (dev_require(ROLE_BBDISK) || host_attr_path("eh_deadline", path, sizeof(path)))
 		return -1;
-	f = fopen(path, "re");
-	if (!f || !fgets(was, sizeof(was), f)) {
-		if (f)
-			fclose(f);
-		return fail("cannot read '%s'", path);
-	}
-	fclose(f);
-	was[strcspn(was, "\n")] = '\0';
+	if (knob_read(path, was, sizeof(was)))
+		return -1;
 	ret = ua_settle() || deadline_cases(path) ? -1 : 0;
 	if (knob_write(path, was) || ret)
 		return -1;

@@ -122,7 +122,7 @@ static int read_wait(pid_t pid)
 #define LOG_ML_RESULT	"20480"
 
 /* The disk's H:C:T:L ("2:0:0:0") in out. */
-static int disk_hctl(char *out, size_t n)
+int disk_hctl(char *out, size_t n)
 {
 	char link[160], target[256];
 	const char *base;

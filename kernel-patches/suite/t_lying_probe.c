@@ -57,42 +57,14 @@
 #define DID_BAD_TARGET		4
 #define BIG_SECTORS		(1ll << 32)	/* sd's guess: 2^32 blocks of 512 */
 
-/* /sys/block/<disk>/device/scsi_disk/<H:C:T:L>/name into out: 0 or fail(). */
-static int sdisk_path(const char *name, char *out, size_t len)
-{
-	char dir[128];
-	struct dirent *e;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/sys/block/%s/device/scsi_disk", dev_name(ROLE_BBDISK));
-	d = opendir(dir);
-	if (!d)
-		return fail("cannot open '%s': %s", dir, strerror(errno));
-	out[0] = '\0';
-	while ((e = readdir(d)) != NULL)	/* one entry, named H:C:T:L */
-		if (e->d_name[0] != '.')
-			snprintf(out, len, "%s/%s/%s", dir, e->d_name, name);
-	closedir(d);
-	return out[0] ? 0 : fail("no scsi_disk entry in '%s'", dir);
-}
-
 /* The disk's scsi_disk attribute name, trimmed: 0 or fail(). */
 static int sdisk_read(const char *name, char *out, size_t len)
 {
 	char path[512];
-	FILE *f;
 
-	if (sdisk_path(name, path, sizeof(path)))
+	if (sdisk_attr_path(name, path, sizeof(path)))
 		return -1;
-	f = fopen(path, "re");
-	if (!f || !fgets(out, (int)len, f)) {
-		if (f)
-			fclose(f);
-		return fail("cannot read '%s'", path);
-	}
-	fclose(f);
-	out[strcspn(out, "\n")] = '\0';
-	return 0;
+	return knob_read(path, out, len);
 }
 
 static int rescan_disk(void)
@@ -385,7 +357,7 @@ static int cache_type(const char *type)
 {
 	char path[512];
 
-	if (sdisk_path("cache_type", path, sizeof(path)))
+	if (sdisk_attr_path("cache_type", path, sizeof(path)))
 		return -1;
 	diag("write cache: %s", type);
 	return knob_writef(path, "temporary %s", type);

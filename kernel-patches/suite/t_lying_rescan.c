@@ -39,21 +39,9 @@
 static int dev_attr(enum role r, const char *name, char *out, size_t len)
 {
 	char path[256];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/sys/block/%s/device/%s", dev_name(r), name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fail("%s: %s", path, strerror(errno));
-	n = read(fd, out, len - 1);
-	close(fd);
-	if (n < 0)
-		return fail("%s: %s", path, strerror(errno));
-	out[n] = '\0';
-	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
-		out[--n] = '\0';
-	return 0;
+	return knob_read(path, out, len);
 }
 
 static int attr_is(enum role r, const char *name, const char *want)

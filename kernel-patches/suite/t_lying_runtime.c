@@ -28,25 +28,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int disk_timeout(char *old, size_t len, const char *v)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/io_timeout", dev_name(ROLE_BBDISK));
-	if (old) {
-		f = fopen(path, "re");
-		if (!f || !fgets(old, (int)len, f)) {
-			if (f)
-				fclose(f);
-			return fail("%s: cannot read it", path);
-		}
-		fclose(f);
-		old[strcspn(old, "\n")] = '\0';
-	}
-	return knob_write(path, v);
-}
-
 /* O_DIRECT read of 8 KiB at sector s: the negative errno, 0 right data,
  * 1 wrong data or short. */
 static int read8k(uint64_t s)
@@ -99,7 +80,7 @@ int t_lying_runtime_limit(void)
 	int ret = -1, seen;
 
 	lying_hex(sense, s, sizeof(s));
-	if (dev_require(ROLE_BBDISK) || bbtest_clear() || disk_timeout(old, sizeof(old), "200"))
+	if (dev_require(ROLE_BBDISK) || bbtest_clear() || disk_io_timeout(old, sizeof(old), "200"))
 		return -1;
 	if (!rulef("lun=0 lba=1154 status=2 sense=%s copy=0 resid=rest count=1000", sense) &&
 	    !rulef("lun=0 lba=1170 status=8 copy=0 resid=rest count=1000"))
@@ -108,7 +89,7 @@ int t_lying_runtime_limit(void)
 	diag("scripted answers left: %d rule(s) (each had 1000)", seen);
 	if (!ret && seen != 2)
 		ret = fail("%d rules left: a read outlived its 1000 scripted answers", seen);
-	if (bbtest_clear() | disk_timeout(NULL, 0, old))
+	if (bbtest_clear() | disk_io_timeout(NULL, 0, old))
 		ret = -1;
 	return ret;
 }

@@ -169,20 +169,13 @@ out:
 int t_lying_sgio_at_head(void)
 {
 	char path[160], old[16] = "4";
-	FILE *f;
 	int ret;
 
 	if (dev_require(ROLE_BBDISK) || bbtest_clear())
 		return -1;
 	snprintf(path, sizeof(path), "/sys/block/%s/device/queue_depth", dev_name(ROLE_BBDISK));
-	f = fopen(path, "re");
-	if (!f || !fgets(old, sizeof(old), f)) {
-		if (f)
-			fclose(f);
-		return fail("%s: cannot read it", path);
-	}
-	fclose(f);
-	old[strcspn(old, "\n")] = '\0';
+	if (knob_read(path, old, sizeof(old)))
+		return -1;
 	if (knob_write(path, "1"))
 		return -1;
 	ret = at_head();
@@ -272,20 +265,13 @@ out:
 int t_lying_sgio_tag_wait(void)
 {
 	char path[160], old[16] = "32";
-	FILE *f;
 	int ret;
 
 	if (dev_require(ROLE_BBDISK) || bbtest_clear())
 		return -1;
 	snprintf(path, sizeof(path), "/sys/block/%s/queue/nr_requests", dev_name(ROLE_BBDISK));
-	f = fopen(path, "re");
-	if (!f || !fgets(old, sizeof(old), f)) {
-		if (f)
-			fclose(f);
-		return fail("%s: cannot read it", path);
-	}
-	fclose(f);
-	old[strcspn(old, "\n")] = '\0';
+	if (knob_read(path, old, sizeof(old)))
+		return -1;
 	diag("nr_requests %s, down to %d", old, TAGS);
 	if (knob_writef(path, "%d", TAGS))
 		return -1;

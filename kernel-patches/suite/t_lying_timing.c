@@ -45,26 +45,6 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The disk's queue/io_timeout (ms) into old (when not NULL), then v. */
-static int queue_timeout(char *old, size_t len, const char *v)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/queue/io_timeout", dev_name(ROLE_BBDISK));
-	if (old) {
-		f = fopen(path, "re");
-		if (!f || !fgets(old, (int)len, f)) {
-			if (f)
-				fclose(f);
-			return fail("%s: cannot read it", path);
-		}
-		fclose(f);
-		old[strcspn(old, "\n")] = '\0';
-	}
-	return knob_write(path, v);
-}
-
 /* The child: a rescan of the disk; exit 0 when it is 2048 sectors. */
 static void rescan_child(void)
 {
@@ -158,10 +138,10 @@ int t_lying_timeouts(void)
 	char old[32] = "30000";
 	int ret;
 
-	if (dev_require(ROLE_BBDISK) || bbtest_clear() || queue_timeout(old, sizeof(old), "100"))
+	if (dev_require(ROLE_BBDISK) || bbtest_clear() || disk_io_timeout(old, sizeof(old), "100"))
 		return -1;
 	ret = late_pair();
-	if (queue_timeout(NULL, 0, old))
+	if (disk_io_timeout(NULL, 0, old))
 		return -1;
 	if (ret)
 		return -1;

@@ -191,21 +191,9 @@ int scan_inquiries(unsigned int lun, char *out, size_t len)
 static int lun_attr(unsigned int lun, const char *name, char *out, size_t len)
 {
 	char path[160];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/sys/bus/scsi/devices/%d:0:1:%u/%s", scan_hostno, lun, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fail("%s: %s", path, strerror(errno));
-	n = read(fd, out, len - 1);
-	close(fd);
-	if (n < 0)
-		return fail("%s: %s", path, strerror(errno));
-	out[n] = '\0';
-	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
-		out[--n] = '\0';
-	return 0;
+	return knob_read(path, out, len);
 }
 
 int scan_attr_is(unsigned int lun, const char *name, const char *want)

@@ -27,17 +27,10 @@
 /* /sys/block/<name>/<rel> as a number, or -1. */
 static long long blk_number(const char *name, const char *rel)
 {
-	char path[320], buf[32];
-	long long v = -1;
-	FILE *f;
+	char path[320];
 
 	snprintf(path, sizeof(path), "/sys/block/%s/%s", name, rel);
-	f = fopen(path, "re");
-	if (f && fgets(buf, sizeof(buf), f))
-		v = atoll(buf);
-	if (f)
-		fclose(f);
-	return v;
+	return knob_number(path);
 }
 
 /* The sd disk at H:0:target:0 whose model is QEMU's, into name: 0 or -1. */
