@@ -456,8 +456,9 @@ def main():
         missing = want - {m["id"] for m in mutants}
         if missing:
             raise SystemExit("mutants: no such mutant: %s" % " ".join(sorted(missing)))
-    sels = set() if args.all_tests else {tuple(t) for t in (selection(m["func"], reach)
-                                                          for m in mutants) if t}
+    chosen = {m["id"]: None if args.all_tests else selection(m["func"], reach)
+              for m in mutants}
+    sels = {tuple(t) for t in chosen.values() if t}
     bad_sels = check_selections(runner, sdir, sels, args.jobs, logf)
     log("%d selections of tests run alone without a mutant: %d pass" % (
         len(sels), len(sels) - len(bad_sels)))
@@ -467,7 +468,7 @@ def main():
             res[m["id"]] = dict(status="no-compile", verdict="build-failed", failed=[])
             continue
         patch = open(os.path.join(work, "all", m["id"] + ".patch")).read()
-        tests = None if args.all_tests else selection(m["func"], reach)
+        tests = chosen[m["id"]]
         if tests and tuple(tests) in bad_sels:
             tests = None
         key = hashlib.sha256((key_base + "schemata\0" + patch + "\0" +
