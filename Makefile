@@ -157,11 +157,12 @@ deps:
 # Unit tests run in the plain and the sanitizer build; integration tests run
 # the sanitizer build's binaries (leak checks off: daemons are killed).
 # The house rules a compiler does not see: the layers' edges (tools/layers)
-# and the size of files and functions.
+# the size of files and functions, and the documentation's links.
 lint:
 	tools/check-layers.sh
 	tools/check-size.sh
 	tools/check-suite-list.sh
+	tools/check-links.py .
 
 check: deps lint
 	$(MAKE) all unit

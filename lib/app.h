@@ -4,7 +4,7 @@
  * Finds the config (--config, else $BUGBRIDGE_CONFIG, else
  * /etc/bugbridge/bugbridge.conf when it exists, else built-in defaults),
  * installs it as the global, opens the log.  Errors are one line; the
- * programs exit 2 for them, as the README promises.
+ * programs exit 2 for them, as docs/configuration.md promises.
  */
 #ifndef BB_APP_H
 #define BB_APP_H

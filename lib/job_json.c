@@ -1,7 +1,7 @@
 /*
  * job_json: a job record as the one JSON document that `bugbridge job show
  * --json` prints and GET /api/jobs/<id> serves.  See job_record.h; the
- * fields are listed in the README ("Dashboard and JSON API").
+ * fields are listed in docs/api.md.
  *
  * Database NULL is JSON null, flags are 0/1 as in the table, and the log
  * directory (a server path) is never shown: "logs" holds the URLs the

@@ -136,7 +136,7 @@ struct json_object;
 
 /*
  * The job as the one JSON document of `bugbridge job show --json` and
- * GET /api/jobs/<id> (README, "Dashboard and JSON API", lists the fields).
+ * GET /api/jobs/<id> (docs/api.md lists the fields).
  * Load it with JOB_LOAD_DOC.  The caller owns the returned reference.
  */
 struct json_object *job_record_json(const struct job_record *rec);
