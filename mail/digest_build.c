@@ -8,6 +8,11 @@
  * appear only when they have something in them; each is capped so that a
  * tracker full of stale bugs still gives a mail people read.
  *
+ * An infra-error is no test result: the runner failed, not the patch (it is
+ * retried, or waits for `bugbridge job retry`).  Such jobs are listed apart,
+ * under "Not tested", and count neither as results (the subject, a list's
+ * first digest) nor as news (a digest with nothing else is not sent).
+ *
  * Read-only: digest.c decides when to build and records the result.
  */
 #include "mail.h"
@@ -407,8 +412,13 @@ static void add_result(struct digest_ctx *ctx, struct buf *out, sqlite3_stmt *st
 	buf_addf(out, "\n    %s/job/%lld\n", ctx->web.ptr, (long long)job);
 }
 
-static int section_results(struct digest_ctx *ctx, struct buf *results, int *nresults,
-			   struct buf *regressions, int *nregressions)
+/* The finished jobs of the window, by section. */
+struct digest_jobs {
+	struct buf results, regressions, infra;
+	int nresults, nregressions, ninfra;
+};
+
+static int section_results(struct digest_ctx *ctx, struct digest_jobs *j)
 {
 	sqlite3_stmt *st = db_stmt(ctx->db, sql_digest_results);
 	int rc;
@@ -423,13 +433,19 @@ static int section_results(struct digest_ctx *ctx, struct buf *results, int *nre
 		/* results on no bug go to the catch-all lists only */
 		if (no_bug ? !ctx->r->all : !covers(ctx, st, 1, 6))
 			continue;
-		if (++*nresults <= DIGEST_MAX_ITEMS)
-			add_result(ctx, results, st);
-		if (is_regression(db_col_text(st, 3)) && ++*nregressions <= DIGEST_MAX_ITEMS)
-			add_result(ctx, regressions, st);
+		if (!strcmp(db_col_text(st, 2), "infra-error")) {
+			if (++j->ninfra <= DIGEST_MAX_ITEMS)
+				add_result(ctx, &j->infra, st);
+			continue;
+		}
+		if (++j->nresults <= DIGEST_MAX_ITEMS)
+			add_result(ctx, &j->results, st);
+		if (is_regression(db_col_text(st, 3)) && ++j->nregressions <= DIGEST_MAX_ITEMS)
+			add_result(ctx, &j->regressions, st);
 	}
-	add_more(results, *nresults);
-	add_more(regressions, *nregressions);
+	add_more(&j->results, j->nresults);
+	add_more(&j->regressions, j->nregressions);
+	add_more(&j->infra, j->ninfra);
 	return step_end(ctx, st, rc);
 }
 
@@ -488,8 +504,7 @@ static void add_date(struct buf *out, time_t t, const char *fmt)
 }
 
 static void compose(struct digest_ctx *ctx, struct digest *d, const struct buf *news,
-		    const struct buf *attention, const struct buf *results,
-		    const struct buf *regressions)
+		    const struct buf *attention, const struct digest_jobs *j)
 {
 	struct buf note = BUF_INIT, name = BUF_INIT;
 
@@ -510,8 +525,10 @@ static void compose(struct digest_ctx *ctx, struct digest *d, const struct buf *
 	add_section(&d->body, "New bugs", d->n_new, "", news);
 	buf_addf(&note, "no reply in %ld days, oldest first", cfg_int("triage.stale_days"));
 	add_section(&d->body, "Need attention", d->n_attention, note.ptr, attention);
-	add_section(&d->body, "Test results", d->n_results, "", results);
-	add_section(&d->body, "Regressions", d->n_regressions, "PASS->FAIL", regressions);
+	add_section(&d->body, "Test results", d->n_results, "", &j->results);
+	add_section(&d->body, "Regressions", d->n_regressions, "PASS->FAIL", &j->regressions);
+	add_section(&d->body, "Not tested", d->n_infra,
+		    "infrastructure errors, not results of the patch", &j->infra);
 	buf_addf(&d->body, "\nStats: %d open; %d opened and %d closed since the last digest.\n",
 		 d->n_open, d->n_opened, d->n_closed);
 	buf_addf(&d->body, "\n-- \nbugbridge, %s/\n", ctx->web.ptr);
@@ -522,24 +539,27 @@ static void compose(struct digest_ctx *ctx, struct digest *d, const struct buf *
 int digest_build(struct db *db, const struct digest_route *r,
 		 struct digest_shared *shared, time_t since, time_t now, struct digest *d)
 {
-	struct buf news = BUF_INIT, attention = BUF_INIT, results = BUF_INIT;
-	struct buf regressions = BUF_INIT;
+	struct buf news = BUF_INIT, attention = BUF_INIT;
+	struct digest_jobs j = { BUF_INIT, BUF_INIT, BUF_INIT, 0, 0, 0 };
 	struct digest_ctx ctx;
 	int ret = -1;
 
 	ctx_init(&ctx, db, r, shared, since, now);
 	if (section_new(&ctx, &news, &d->n_new) ||
 	    section_attention(&ctx, &attention, &d->n_attention) ||
-	    section_results(&ctx, &results, &d->n_results, &regressions, &d->n_regressions) ||
-	    stats(&ctx, d))
+	    section_results(&ctx, &j) || stats(&ctx, d))
 		goto out;
-	compose(&ctx, d, &news, &attention, &results, &regressions);
+	d->n_results = j.nresults;
+	d->n_regressions = j.nregressions;
+	d->n_infra = j.ninfra;
+	compose(&ctx, d, &news, &attention, &j);
 	ret = 0;
 out:
 	buf_release(&news);
 	buf_release(&attention);
-	buf_release(&results);
-	buf_release(&regressions);
+	buf_release(&j.results);
+	buf_release(&j.regressions);
+	buf_release(&j.infra);
 	ctx_release(&ctx);
 	return ret;
 }

@@ -72,11 +72,15 @@ void digest_iso_time(struct buf *out, time_t t);
 /* Parse that format; 0 if it does not parse. */
 time_t digest_parse_time(const char *s);
 
-/* A digest's text, covering (since, until]. */
+/*
+ * A digest's text, covering (since, until].  n_results counts test results
+ * only; n_infra the jobs that ended in infra-error (listed apart: no result,
+ * and no news on their own).
+ */
 struct digest {
 	struct buf subject;
 	struct buf body;
-	int n_new, n_attention, n_results, n_regressions;
+	int n_new, n_attention, n_results, n_regressions, n_infra;
 	int n_open, n_opened, n_closed;
 };
 
