@@ -13,7 +13,7 @@
 #                     at once; kernel-patches/tools/
 #                     mutants.py, report and wall time, report in $(O)/mutants-report.txt)
 #   make coverage     line and branch coverage of the completion path by the suite
-#   make install      PREFIX=/usr/local DESTDIR=
+#   make install      PREFIX=/usr/local DESTDIR= (programs, data, units, manual pages)
 #   make deps         apt-get install what the build and tests need, if missing
 #
 # Sources are found by wildcard: a new module is a new .c file, a new unit
@@ -76,7 +76,7 @@ ifneq ($(TRACKER_SRC),)
 PROGRAMS += $(O)/bz-standin
 endif
 
-all: $(PROGRAMS)
+all: $(PROGRAMS) man
 
 $(O)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -157,12 +157,13 @@ deps:
 # Unit tests run in the plain and the sanitizer build; integration tests run
 # the sanitizer build's binaries (leak checks off: daemons are killed).
 # The house rules a compiler does not see: the layers' edges (tools/layers)
-# the size of files and functions, and the documentation's links.
-lint:
+# the size of files and functions, the documentation's links, the manual pages.
+lint: man
 	tools/check-layers.sh
 	tools/check-size.sh
 	tools/check-suite-list.sh
 	tools/check-links.py .
+	cd $(O)/man && mandoc -T lint $(MAN_NAMES)
 
 check: deps lint
 	$(MAKE) all unit
@@ -194,9 +195,36 @@ mutants: all
 coverage: all
 	python3 kernel-patches/tools/coverage.py --out $(O)/coverage-report.txt
 
-install: all
+# --- manual pages, install, Debian package -------------------------------
+# bugbridge.conf(5) is written on every build from man/bugbridge.conf.5.in
+# and the key table the programs read (tools/conf-man.c links
+# lib/config_keys.c), so it cannot drift from them; the others are copied
+# beside it, where mandoc's lint finds the pages they refer to.
+MANDIR = $(PREFIX)/share/man
+MAN_NAMES = bugbridge.1 bugbridge.conf.5 bugbridged.8 bugbridge-runner.8
+MAN_PAGES = $(MAN_NAMES:%=$(O)/man/%)
+
+$(O)/conf-man: tools/conf-man.c lib/config_keys.c lib/config.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c17 -O1 -Wall -Wextra -Werror -iquote lib -o $@ tools/conf-man.c lib/config_keys.c
+
+$(O)/man/bugbridge.conf.5: $(O)/conf-man man/bugbridge.conf.5.in
+	@mkdir -p $(dir $@)
+	$(O)/conf-man man/bugbridge.conf.5.in > $@.tmp && mv $@.tmp $@
+
+$(O)/man/%: man/%
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+man: $(MAN_PAGES)
+
+install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR)/schema \
-		$(DESTDIR)$(DATADIR)/web $(DESTDIR)$(PREFIX)/lib/systemd/system
+		$(DESTDIR)$(DATADIR)/web $(DESTDIR)$(PREFIX)/lib/systemd/system \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	install -m 644 $(O)/man/bugbridge.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(O)/man/bugbridge.conf.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 $(O)/man/bugbridged.8 $(O)/man/bugbridge-runner.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 755 $(O)/bugbridged $(O)/bugbridge $(O)/bugbridge-runner $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(SCHEMA) $(DESTDIR)$(DATADIR)/schema/
 	install -m 644 web/style.css $(DESTDIR)$(DATADIR)/web/
@@ -211,5 +239,5 @@ clean:
 	rm -rf $(O)
 
 .PHONY: all unit fuzzers fuzz deps lint check check-slow test-integration demo bench mutants coverage \
-	install clean
+	man install clean
 .DELETE_ON_ERROR:
