@@ -268,12 +268,30 @@ static void suite_hash(const char *dir, char hex[65])
 	for (int i = 0; i < n; i++) {
 		struct buf p = BUF_INIT;
 		buf_addf(&p, "%s/%s", dir, names[i]);
-		hash_file(&ctx, p.ptr);
+		hash_file(&ctx, names[i], p.ptr);
 		buf_release(&p);
 	}
 	strv_free(names, n);
 	sha256_final(&ctx, d);
 	hex_encode(hex, d, SHA256_LEN);
+}
+
+void build_compiler_id(struct buf *out)
+{
+	const char *argv[] = { "gcc", "--version", NULL };
+	struct child ch = CHILD_INIT;
+	struct buf version = BUF_INIT;
+
+	ch.argv = argv;
+	ch.capture = &version;
+	ch.clean_env = true;
+	ch.timeout = 30;
+	buf_reset(out);
+	if (!child_run(&ch) && !ch.exit_code && version.len)
+		buf_add(out, version.ptr, strcspn(version.ptr, "\n"));
+	else
+		buf_addstr(out, "(unknown)");
+	buf_release(&version);
 }
 
 int build_suite(struct run *r)

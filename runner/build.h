@@ -28,6 +28,12 @@ int build_uts_version(const struct variant *v, struct buf *out);
  * banner's version in *booted; true when it does or there is no banner.
  */
 bool banner_is_built(const char *console, const char *uts_version, struct buf *booted);
+/*
+ * The compiler the kernel is built with, as `gcc --version`'s first line
+ * ("gcc (Debian 12.2.0-14+deb12u1) 12.2.0"), or "(unknown)": part of the
+ * seed key, so an upgraded compiler finds no seed built by the old one.
+ */
+void build_compiler_id(struct buf *out);
 /* Build kernel-patches/suite once per content hash; r->suite_bin. */
 int build_suite(struct run *r);
 

@@ -36,8 +36,7 @@ static void kcache_dir(const struct run *r, struct buf *dir)
 	sha256_init(&ctx);
 	sha256_update(&ctx, r->seed_key, strlen(r->seed_key) + 1);
 	for (int i = 0; i < r->npatches; i++) {
-		sha256_update(&ctx, r->patches[i].name, strlen(r->patches[i].name) + 1);
-		hash_file(&ctx, r->patches[i].path);
+		hash_file(&ctx, r->patches[i].name, r->patches[i].path);
 	}
 	sha256_final(&ctx, d);
 	hex_encode(hex, d, SHA256_LEN);

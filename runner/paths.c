@@ -66,11 +66,11 @@ int remove_tree(const char *path)
 	return 0;
 }
 
-void hash_file(struct sha256 *ctx, const char *path)
+void hash_file(struct sha256 *ctx, const char *name, const char *path)
 {
 	struct buf b = BUF_INIT;
 
-	sha256_update(ctx, path, strlen(path) + 1);
+	sha256_update(ctx, name, strlen(name) + 1);
 	if (!buf_read_file(&b, path))
 		sha256_update(ctx, b.ptr, b.len);
 	buf_release(&b);

@@ -23,9 +23,14 @@ int mkdir_p(const char *path, int mode);
 /* rm -rf through a child (trees are large; no recursion here). */
 int remove_tree(const char *path);
 bool path_exists(const char *path);
-/* A file's sha256 folded into ctx (missing file: its name only). */
+/*
+ * A file's name and bytes folded into ctx (a missing file: its name only).
+ * The name is the caller's (relative to kernel-patches, say), never the
+ * path it was read from: a key made of it is the same for the same content
+ * under another prefix, another checkout or after an upgrade.
+ */
 struct sha256;
-void hash_file(struct sha256 *ctx, const char *path);
+void hash_file(struct sha256 *ctx, const char *name, const char *path);
 
 /*
  * A file under the job's dir (an absolute path below r->jobdir) through

@@ -81,45 +81,55 @@ static char *hex_of(struct sha256 *ctx)
 	return hex;
 }
 
+/* A file of kernel-patches, by its name there: its bytes, never where it lives. */
+static void hash_patches_file(struct sha256 *ctx, struct run *r, const char *name)
+{
+	struct buf path = BUF_INIT;
+
+	buf_addf(&path, "%s/%s", r->patches_dir, name);
+	hash_file(ctx, name, path.ptr);
+	buf_release(&path);
+}
+
+/*
+ * The keys of the seed, the gcov seed and the suite's cached baseline: the
+ * base, its kernel version, the compiler and the bytes of each file that
+ * goes in (by its name in kernel-patches), so that the same kernel-patches
+ * under another prefix or after an upgrade that changed nothing find the
+ * same seeds (issue 33), and any change of content finds none.
+ */
 static void make_keys(struct run *r)
 {
 	struct sha256 ctx;
-	struct buf path = BUF_INIT;
+	struct buf name = BUF_INIT;
 	const char *variant = cfg_str("runner.config_variant");
 
 	sha256_init(&ctx);
 	sha256_update(&ctx, r->job->base, strlen(r->job->base) + 1);
 	sha256_update(&ctx, r->kernel_version, strlen(r->kernel_version) + 1);
-	buf_addf(&path, "%s/configs/base.config", r->patches_dir);
-	hash_file(&ctx, path.ptr);
-	buf_reset(&path);
-	buf_addf(&path, "%s/configs/%s.config", r->patches_dir, variant);
-	hash_file(&ctx, path.ptr);
+	sha256_update(&ctx, r->compiler, strlen(r->compiler) + 1);
+	hash_patches_file(&ctx, r, "configs/base.config");
+	buf_addf(&name, "configs/%s.config", variant);
+	hash_patches_file(&ctx, r, name.ptr);
 	for (int i = 0; i < r->nharness; i++)
-		hash_file(&ctx, r->harness[i].path);
+		hash_file(&ctx, r->harness[i].name, r->harness[i].path);
 	r->seed_key = hex_of(&ctx);
 
 	sha256_init(&ctx);
 	sha256_update(&ctx, r->seed_key, strlen(r->seed_key) + 1);
-	buf_reset(&path);
-	buf_addf(&path, "%s/configs/gcov.config", r->patches_dir);
-	hash_file(&ctx, path.ptr);
+	hash_patches_file(&ctx, r, "configs/gcov.config");
 	r->seed_key_gcov = hex_of(&ctx);
 
 	sha256_init(&ctx);
 	sha256_update(&ctx, r->seed_key, strlen(r->seed_key) + 1);
-	hash_file(&ctx, r->suite_bin);
-	buf_reset(&path);
-	buf_addf(&path, "%s/suite/init", r->patches_dir);
-	hash_file(&ctx, path.ptr);
-	buf_reset(&path);
-	buf_addf(&path, "%s/suite/scenarios", r->patches_dir);
-	hash_file(&ctx, path.ptr);
+	hash_file(&ctx, "bbsuite", r->suite_bin);
+	hash_patches_file(&ctx, r, "suite/init");
+	hash_patches_file(&ctx, r, "suite/scenarios");
 	sha256_update(&ctx, cfg_str("runner.flake_retries"), strlen(cfg_str("runner.flake_retries")));
 	if (lava_enabled())	/* a lab's results are its own: never mixed with local ones */
 		sha256_update(&ctx, cfg_str("lava.device_type"), strlen(cfg_str("lava.device_type")));
 	r->suite_key = hex_of(&ctx);
-	buf_release(&path);
+	buf_release(&name);
 }
 
 /* ---- prepare ---- */
@@ -150,6 +160,8 @@ static int prepare(struct run *r)
 		stage_blame(r, FAULT_OURS, "%s", err.ptr);
 		goto out;
 	}
+	build_compiler_id(&path);
+	r->compiler = buf_detach(&path, NULL);
 	make_keys(r);
 	ret = 0;
 out:
@@ -404,6 +416,7 @@ static void run_release(struct run *r)
 	free(r->patches_dir);
 	free(r->base_tree);
 	free(r->kernel_version);
+	free(r->compiler);
 	free(r->jobdir);
 	free(r->logs);
 	free(r->suite_bin);

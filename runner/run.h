@@ -87,6 +87,7 @@ struct run {
 	char *base_tree;		/* pristine baseline */
 	int base_lock;			/* fd + 1 of its lock, held while we use it (fetch.c) */
 	char *kernel_version;
+	char *compiler;			/* build_compiler_id() */
 	char *jobdir;			/* <cache>/jobs/<id> */
 	char *logs;			/* <jobdir>/logs */
 	char *suite_bin;		/* built bbsuite */

@@ -7,13 +7,14 @@
  * a first job with a baseline).  To say why, the runner keeps beside each
  * seed <cache>/seed/<key>/ a file <key>.parts, one "ingredient<TAB>value"
  * line each, and when no seed fits, names the ingredients in which the
- * nearest seed differs: another [runner] config_variant, a patches_dir with
- * other harness patches or only at another path (the key hashes each file
- * with its path), another kernel version.  A seed kept before the
+ * nearest seed differs: another [runner] config_variant, other harness
+ * patches, another kernel version or compiler.  Files count by their name
+ * in kernel-patches and their bytes, never by where kernel-patches is: the
+ * same content installed under another prefix finds the same seed.  A seed kept before the
  * parts were recorded gets them the first time a job uses it.  Each use
- * also touches <key>.parts: when several seeds are equally near (a cache
- * shared by checkouts at many paths), the one used last is named, which is
- * the one the operator is most likely to recognise.
+ * also touches <key>.parts: when several seeds are equally near, the one
+ * used last is named, which is the one the operator is most likely to
+ * recognise.
  */
 #include "run.h"
 #include "paths.h"
@@ -55,22 +56,14 @@ static void file_hex(const char *path, struct buf *out)
 	buf_release(&b);
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 void seed_parts(struct run *r, bool coverage, struct buf *out)
 {
 	const char *variant = cfg_str("runner.config_variant");
 	struct buf path = BUF_INIT;
 
 	buf_reset(out);
-	/* the key hashes each file with its path, so the directory counts too */
-	buf_addf(out, "base\t%s\nkernel version\t%s\n[runner] patches_dir\t%s\n"
-		 "configs/base.config\t", r->job->base, r->kernel_version, r->patches_dir);
+	buf_addf(out, "base\t%s\nkernel version\t%s\ncompiler\t%s\nconfigs/base.config\t",
+		 r->job->base, r->kernel_version, r->compiler);
 	buf_addf(&path, "%s/configs/base.config", r->patches_dir);
 	file_hex(path.ptr, out);
 	buf_addf(out, "\n[runner] config_variant\t%s ", variant);
@@ -78,7 +71,7 @@ void seed_parts(struct run *r, bool coverage, struct buf *out)
 	buf_addf(&path, "%s/configs/%s.config", r->patches_dir, variant);
 	file_hex(path.ptr, out);
 	for (int i = 0; i < r->nharness; i++) {
-		buf_addf(out, "\nharness %s\t", base_name(r->harness[i].path));
+		buf_addf(out, "\nharness %s\t", r->harness[i].name);
 		file_hex(r->harness[i].path, out);
 	}
 	if (coverage) {

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib/runner-lib.sh"
 runner_require
 
-plan 11
+plan 14
 port=$(free_port)
 runner_setup <<EOF2
 [web]
@@ -54,27 +54,29 @@ bb job cancel $id >/dev/null
 wait $pid
 is "the runner exits 0 after the cancel" "$?" 0
 
-# The same patches at another path (another checkout): the key hashes each
-# file with its path, and the runner says that this is all that differs.
-# A cache shared by many checkouts holds seeds equally near (decoys made
-# earlier from other paths; eight, so that directory order alone would
-# seldom name ours): the one used last is named.
+# The same kernel-patches at another path (another checkout, another
+# prefix, an upgrade that changed nothing): the key is made of the files'
+# bytes, never of where they are, so the same seed serves (issue 33).
 cp -a "$KP" "$TMP/kp"
-decoys=$RUNNER_CACHE/seed/decoy-$$
-for i in 1 2 3 4 5 6 7 8; do
-	mkdir -p "$decoys-$i"
-	sed "s|^\[runner\] patches_dir	.*|[runner] patches_dir	/elsewhere/$i/kernel-patches|" \
-		"$RUNNER_CACHE/seed/$key.parts" >"$decoys-$i.parts"
-	touch -d '1 hour ago' "$decoys-$i.parts"
-done
 id=$(bb job add --bug 9370 --none 2>/dev/null)
 BUGBRIDGE_RUNNER_PATCHES_DIR=$TMP/kp "$BB_BUILD/bugbridge-runner" --once >"$TMP/path.log" 2>&1 &
 pid=$!
-wait_stage $id build
-like "another checkout: the log names the path as the difference" "$(cat "$TMP/path.log")" \
-	"no seed build for this configuration \(key [0-9a-f]+\); the nearest, $key, differs in \[runner\] patches_dir \($TMP/kp here, $KP in the seed\)$"
+wait_stage $id boot
+like "another checkout of the same content uses the same seed" "$(cat "$TMP/path.log")" \
+	"patched: out/ seeded from $RUNNER_CACHE/seed/$key"
 bb job cancel $id >/dev/null
 wait $pid
 is "the runner exits 0 after the cancel" "$?" 0
-rm -rf "$decoys"-*
+
+# A change of content there is another key, and the runner names the file.
+printf '# a comment changes the bytes, not the kernel\n' >>"$TMP/kp/configs/base.config"
+id=$(bb job add --bug 9370 --none 2>/dev/null)
+BUGBRIDGE_RUNNER_PATCHES_DIR=$TMP/kp "$BB_BUILD/bugbridge-runner" --once >"$TMP/content.log" 2>&1 &
+pid=$!
+wait_stage $id build
+like "changed content: the log names the file that differs" "$(cat "$TMP/content.log")" \
+	"no seed build for this configuration \(key [0-9a-f]+\); the nearest, $key, differs in configs/base.config \([0-9a-f]+ here, [0-9a-f]+ in the seed\)"
+bb job cancel $id >/dev/null
+wait $pid
+is "the runner exits 0 after the cancel" "$?" 0
 done_testing
