@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static const char *find_config(const char *given)
@@ -41,12 +42,31 @@ static int apply_log(const struct app_opts *opts, const struct config *c,
 	return 0;
 }
 
+/* Each problem of config_unworkable() as a line of err, naming the file. */
+static int refuse(const struct config *c, unsigned who, struct buf *err)
+{
+	struct buf why = BUF_INIT;
+	const char *p, *nl;
+
+	if (!config_unworkable(c, who, &why)) {
+		buf_release(&why);
+		return 0;
+	}
+	for (p = why.ptr; (nl = strchr(p, '\n')); p = nl + 1)
+		buf_addf(err, "%s%s%s%.*s", err->len ? "\n" : "", c->path ? c->path : "",
+			 c->path ? ": " : "", (int)(nl - p), p);
+	buf_release(&why);
+	return -1;
+}
+
 int app_setup(const struct app_opts *opts, struct buf *err)
 {
 	struct config c = { 0 };
 	int ret = -1;
 
 	if (config_load(&c, find_config(opts->config_path), err))
+		goto out;
+	if (opts->refuse && refuse(&c, opts->refuse, err))
 		goto out;
 	if (apply_log(opts, &c, err))
 		goto out;
@@ -97,8 +117,10 @@ int app_start(const char *prog, const struct app_opts *opts, struct db *db, bool
 		ret = EXIT_USAGE;
 	else if (app_open_db(db, migrate, &err))
 		ret = 1;
-	if (ret)
-		fprintf(stderr, "%s: %s\n", prog, err.ptr);
+	for (const char *p = err.ptr, *nl; ret && *p; p = nl + !!*nl) {
+		nl = strchrnul(p, '\n');
+		fprintf(stderr, "%s: %.*s\n", prog, (int)(nl - p), p);
+	}
 	buf_release(&err);
 	return ret;
 }

@@ -18,6 +18,8 @@
 struct app_opts {
 	const char *config_path;
 	int verbosity;		/* -1 quiet, 0 normal, 1+ verbose */
+	unsigned refuse;	/* CONFIG_DAEMON, CONFIG_RUNNER (config.h): a configuration
+				   that program cannot work with is an error */
 };
 
 /* The options every program takes, for its getopt_long tables. */
@@ -44,7 +46,10 @@ void app_option(int c, const char *prog, const char *usage, char **argv, int opt
  */
 int app_start(const char *prog, const struct app_opts *opts, struct db *db, bool migrate);
 
-/* Load and install the configuration and open the log; err on failure. */
+/*
+ * Load and install the configuration and open the log; err on failure (a
+ * line per problem: opts->refuse's config_unworkable() may find several).
+ */
 int app_setup(const struct app_opts *opts, struct buf *err);
 /* Re-read the config (SIGHUP); the old one stays installed on failure. */
 int app_reload(const struct app_opts *opts, struct buf *err);

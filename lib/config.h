@@ -93,6 +93,20 @@ void config_dump(const struct config *c, struct buf *out, bool example);
 int config_write_restricted(const struct config *c, const char *keep, struct buf *out,
 			    struct buf *err);
 
+/*
+ * config_workable.c: what keeps a program from working although every key
+ * is well-formed (a LAVA backend whose workers would get relative URLs, a
+ * tracker URL that is no http(s) URL, a secret file that cannot be read).
+ * who: the programs asked about.  Appends one line per problem to why and
+ * returns how many; the programs refuse to start on any (exit 2), `bugbridge
+ * config check` prints them.
+ */
+#define CONFIG_DAEMON 1u	/* bugbridged */
+#define CONFIG_RUNNER 2u	/* bugbridge-runner */
+int config_unworkable(const struct config *c, unsigned who, struct buf *why);
+/* http(s)://host... (file_ok: or file:///path): a URL a client elsewhere can use. */
+bool config_absolute_url(const char *url, bool file_ok);
+
 /* The process-wide configuration. */
 extern const struct config *cfg;
 void config_install(struct config *c);

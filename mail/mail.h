@@ -160,4 +160,12 @@ struct digest_send_stats {
 int digest_send_pending(struct db *db, time_t now, const volatile sig_atomic_t *stop,
 			struct digest_send_stats *stats);
 
+/*
+ * `bugbridge config check` (smtp_check.c): a line for whether the mail
+ * server answers (EHLO, TLS and AUTH as configured, NOOP), and a warning
+ * when no list is configured.
+ */
+struct check;
+void mail_check(struct check *c);
+
 #endif

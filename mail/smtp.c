@@ -41,6 +41,14 @@ static size_t smtp_read(char *ptr, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
+/* The answer to a command (NOOP's "250 OK") is in the debug lines already. */
+static size_t smtp_discard(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+	(void)ptr;
+	(void)arg;
+	return size * nmemb;
+}
+
 /* Keep the server's last reply line. */
 static int smtp_debug(CURL *curl, curl_infotype type, char *data, size_t size, void *arg)
 {
@@ -137,6 +145,35 @@ static enum smtp_result smtp_classify(CURLcode res, long code, const char *errbu
 	return SMTP_RETRY;
 }
 
+/* What every session shares: the server, its timeouts, TLS, and its replies into last. */
+static void smtp_session(CURL *curl, char *errbuf, struct buf *last)
+{
+	curl_easy_setopt(curl, CURLOPT_URL, cfg_str("smtp.url"));
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT, cfg_int("smtp.timeout"));
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, cfg_int("smtp.timeout"));
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+	if (cfg_bool("smtp.starttls"))
+		curl_easy_setopt(curl, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+	if (*cfg_str("smtp.ca_file"))
+		curl_easy_setopt(curl, CURLOPT_CAINFO, cfg_str("smtp.ca_file"));
+	curl_easy_setopt(curl, CURLOPT_VERBOSE, 1L);
+	curl_easy_setopt(curl, CURLOPT_DEBUGFUNCTION, smtp_debug);
+	curl_easy_setopt(curl, CURLOPT_DEBUGDATA, last);
+}
+
+static CURL *smtp_curl(struct buf *reply)
+{
+	CURL *curl;
+
+	pthread_once(&smtp_once, smtp_global_init);
+	curl = smtp_global_rc == CURLE_OK ? curl_easy_init() : NULL;
+	if (!curl)
+		buf_addstr(reply, "smtp: cannot start libcurl");
+	return curl;
+}
+
 enum smtp_result smtp_send(const char *from, const char *rcpts, const char *msg,
 			   struct buf *reply)
 {
@@ -150,12 +187,9 @@ enum smtp_result smtp_send(const char *from, const char *rcpts, const char *msg,
 	CURLcode res;
 
 	buf_reset(reply);
-	pthread_once(&smtp_once, smtp_global_init);
-	curl = smtp_global_rc == CURLE_OK ? curl_easy_init() : NULL;
-	if (!curl) {
-		buf_addstr(reply, "smtp: cannot start libcurl");
+	curl = smtp_curl(reply);
+	if (!curl)
 		return SMTP_RETRY;
-	}
 	to = smtp_rcpt_list(rcpts);
 	if (!to) {
 		buf_addstr(reply, "smtp: no recipients");
@@ -165,25 +199,13 @@ enum smtp_result smtp_send(const char *from, const char *rcpts, const char *msg,
 	if (smtp_auth(curl, reply))
 		goto out;
 	smtp_path(&sender, from);
-	curl_easy_setopt(curl, CURLOPT_URL, cfg_str("smtp.url"));
+	smtp_session(curl, errbuf, &last);
 	curl_easy_setopt(curl, CURLOPT_MAIL_FROM, sender.ptr);
 	curl_easy_setopt(curl, CURLOPT_MAIL_RCPT, to);
 	curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
 	curl_easy_setopt(curl, CURLOPT_READFUNCTION, smtp_read);
 	curl_easy_setopt(curl, CURLOPT_READDATA, &up);
 	curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, (curl_off_t)up.len);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT, cfg_int("smtp.timeout"));
-	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, cfg_int("smtp.timeout"));
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
-	if (cfg_bool("smtp.starttls"))
-		curl_easy_setopt(curl, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
-	if (*cfg_str("smtp.ca_file"))
-		curl_easy_setopt(curl, CURLOPT_CAINFO, cfg_str("smtp.ca_file"));
-	curl_easy_setopt(curl, CURLOPT_VERBOSE, 1L);
-	curl_easy_setopt(curl, CURLOPT_DEBUGFUNCTION, smtp_debug);
-	curl_easy_setopt(curl, CURLOPT_DEBUGDATA, &last);
 
 	res = curl_easy_perform(curl);
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
@@ -192,6 +214,34 @@ out:
 	curl_slist_free_all(to);
 	curl_easy_cleanup(curl);
 	buf_release(&sender);
+	buf_release(&last);
+	return ret;
+}
+
+enum smtp_result smtp_noop(struct buf *reply)
+{
+	struct buf last = BUF_INIT;
+	char errbuf[CURL_ERROR_SIZE] = "";
+	enum smtp_result ret = SMTP_RETRY;
+	long code = 0;
+	CURL *curl;
+	CURLcode res;
+
+	buf_reset(reply);
+	curl = smtp_curl(reply);
+	if (!curl)
+		return SMTP_RETRY;
+	if (smtp_auth(curl, reply))
+		goto out;
+	smtp_session(curl, errbuf, &last);
+	/* no upload, no recipient: libcurl sends the custom command, then QUIT */
+	curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, "NOOP");
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, smtp_discard);
+	res = curl_easy_perform(curl);
+	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &code);
+	ret = smtp_classify(res, code, errbuf, &last, reply);
+out:
+	curl_easy_cleanup(curl);
 	buf_release(&last);
 	return ret;
 }

@@ -27,4 +27,11 @@ enum smtp_result {
 enum smtp_result smtp_send(const char *from, const char *rcpts, const char *msg,
 			   struct buf *reply);
 
+/*
+ * A session with nothing to send (EHLO, STARTTLS and AUTH as configured,
+ * NOOP, QUIT): does the server answer?  SMTP_SENT when it took the NOOP,
+ * reply as for smtp_send().
+ */
+enum smtp_result smtp_noop(struct buf *reply);
+
 #endif

@@ -5,6 +5,7 @@
 #include "app.h"
 #include "runner.h"
 #include "bases.h"
+#include "config.h"
 #include "db.h"
 #include "log.h"
 
@@ -66,7 +67,7 @@ int main(int argc, char **argv)
 		{ "fetch", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct app_opts opts = { 0 };
+	struct app_opts opts = { .refuse = CONFIG_RUNNER };
 	struct runner_opts ropts = { 0 };
 	struct db db = { 0 };
 	struct buf base = BUF_INIT, err = BUF_INIT;
@@ -99,6 +100,16 @@ int main(int argc, char **argv)
 	ret = app_start("bugbridge-runner", &opts, &db, false);
 	if (ret)
 		return ret;
+	/* what would fail every job alike, in a second each: refused now, once */
+	if (runner_workable(!ropts.fetch, &err)) {
+		for (const char *p = err.ptr, *nl; *p; p = nl + !!*nl) {
+			nl = strchrnul(p, '\n');
+			fprintf(stderr, "bugbridge-runner: %.*s\n", (int)(nl - p), p);
+		}
+		db_close(&db);
+		buf_release(&err);
+		return 2;
+	}
 	/* the configuration is read: a short name may now be resolved */
 	if (base_arg && base_resolve(base_arg, &base, &err)) {
 		fprintf(stderr, "bugbridge-runner: %s\n", err.ptr);

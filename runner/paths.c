@@ -111,7 +111,7 @@ static bool from_source_tree(struct buf *out)
 	return found;
 }
 
-int runner_patches_dir(struct buf *out)
+void runner_patches_path(struct buf *out)
 {
 	const char *dir = cfg_str("runner.patches_dir"), *env = getenv("BUGBRIDGE_DATADIR");
 
@@ -122,6 +122,11 @@ int runner_patches_dir(struct buf *out)
 		buf_addf(out, "%s/kernel-patches", env);
 	else if (!from_source_tree(out))
 		buf_addstr(out, BB_DATADIR "/kernel-patches");
+}
+
+int runner_patches_dir(struct buf *out)
+{
+	runner_patches_path(out);
 	if (!path_exists(out->ptr))
 		return error("runner: kernel-patches directory '%s' does not exist", out->ptr);
 	return 0;

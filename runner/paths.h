@@ -15,9 +15,11 @@ int runner_cache_dir(struct buf *out);
  * The kernel-patches directory: [runner] patches_dir, else
  * $BUGBRIDGE_DATADIR/kernel-patches, else the source tree the binary was built
  * in (the directory above its build dir holding kernel-patches/), else
- * BB_DATADIR/kernel-patches.
+ * BB_DATADIR/kernel-patches.  -1 (logged) when it does not exist.
  */
 int runner_patches_dir(struct buf *out);
+/* Where runner_patches_dir looks, whether or not it exists. */
+void runner_patches_path(struct buf *out);
 /* mkdir -p */
 int mkdir_p(const char *path, int mode);
 /* rm -rf through a child (trees are large; no recursion here). */

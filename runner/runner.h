@@ -1,6 +1,7 @@
 /*
  * runner: bugbridge-runner's public face (its loop over the job queue) and
  * a map of the folder, in the order a job meets it.  May use: lib/ only.
+ * `bugbridge config check` (cli/) calls runner_check.
  * Each header owns one concern; a .c file includes the ones it uses.
  *
  *   runner.h     claim.c: the main loop: claim a job (lib/job.h), keep its
@@ -15,6 +16,8 @@
  *                it); progress.c: a build's progress from its own output;
  *                joblog.c: job logs (one we cannot write is infra-error)
  *   paths.h      paths.c: where things live (cache dir, kernel-patches)
+ *   runner.h     runner_check.c, lava_check.c: `config check`'s lines, and
+ *                what the runner refuses to start without
  *   sandbox.h    sandbox.c: argv prefixes that confine apply, builds, gcov
  *                and QEMU (bwrap)
  *
@@ -61,5 +64,22 @@ struct runner_opts {
 /* 0: the runner did its work; -1: it could not (logged). */
 int runner_main(struct db *db, const struct runner_opts *opts,
 		const volatile sig_atomic_t *stop);
+
+/*
+ * `bugbridge config check` (runner_check.c): a line each for the
+ * kernel-patches directory, each kept series' tarball, the cache dir (and
+ * log dir) being writable, the sandbox, and with backend = lava the lab
+ * (lava_check.c: it answers, the token, its devices, the artifact URL).
+ */
+struct check;
+void runner_check(struct check *c);
+void lava_check(struct check *c);
+/*
+ * At start: what would fail every job alike, one line each in why: no
+ * cache dir to write in, and (patches) no kernel-patches directory.  -1
+ * when any; the runner then exits 2 saying why.
+ */
+struct buf;
+int runner_workable(bool patches, struct buf *why);
 
 #endif

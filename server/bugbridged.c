@@ -154,7 +154,7 @@ int main(int argc, char **argv)
 		{ "once", no_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct app_opts opts = { 0 };
+	struct app_opts opts = { .refuse = CONFIG_DAEMON };
 	struct web *web = NULL;
 	struct buf err = BUF_INIT;
 	struct db db;

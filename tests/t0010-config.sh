@@ -11,7 +11,7 @@ else
 	not_ok "bugbridge.conf.example is stale (regenerate: bugbridge config example)"
 	diag "$(head -20 "$TMP/diff")"
 fi
-check "the example file loads as a config" bb --config "$BB_SRC/bugbridge.conf.example" config check
+check "the example file loads as a config" bb --config "$BB_SRC/bugbridge.conf.example" config check --offline
 
 printf 'tok-secret-9f3\n' >"$TMP/token"
 write_config "$TMP/c.conf" <<EOF2

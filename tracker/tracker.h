@@ -5,8 +5,9 @@
  * 5.x server answers), the incremental poller (poll.c asks, poll_store.c
  * writes what it said in one transaction), candidates (candidates.c: where a
  * poll becomes a job) and posting the outbox's tracker rows exactly once
- * (outbox_post.c).  May use: lib/ only.  bugbridged (server/) calls the two
- * entry points below; the other headers here are the folder's own.
+ * (outbox_post.c).  May use: lib/ only.  bugbridged (server/) calls the
+ * entry points below, `bugbridge config check` (cli/) tracker_check; the
+ * other headers here are the folder's own.
  *
  * Each returns 0 when its step ran (even if it found nothing to do) and -1
  * when it failed; a failed step is logged and retried next cycle.  `stop`
@@ -33,5 +34,13 @@ int outbox_flush(struct db *db, const volatile sig_atomic_t *stop);
  * some do not.  -1 (warned) when the tracker could not tell.
  */
 int mirror_check(struct db *db, const volatile sig_atomic_t *stop);
+
+/*
+ * `bugbridge config check` (tracker_check.c): a line each for whether
+ * [tracker] url answers as a Bugzilla, whether the key is valid and whose
+ * it is, and that account's groups.
+ */
+struct check;
+void tracker_check(struct check *c);
 
 #endif

@@ -254,6 +254,64 @@ static void test_split_list(void **state)
 	config_list_free(list);
 }
 
+/* config_unworkable(who) over text: how many problems, and the first's text. */
+static int unworkable(const char *text, unsigned who, struct buf *why)
+{
+	struct buf err = BUF_INIT;
+	struct config c;
+	int n;
+
+	assert_int_equal(parse(text, &c, &err), 0);
+	buf_reset(why);
+	n = config_unworkable(&c, who, why);
+	config_release(&c);
+	buf_release(&err);
+	return n;
+}
+
+static void test_unworkable(void **state)
+{
+	const unsigned both = CONFIG_DAEMON | CONFIG_RUNNER;
+	struct buf why = BUF_INIT;
+
+	(void)state;
+	assert_int_equal(unworkable("", both, &why), 0);
+	assert_int_equal(unworkable("[runner]\nbackend = lava\n[lava]\nurl = http://lab\n"
+				    "token = t0123456789\n", both, &why), 1);
+	assert_non_null(strstr(why.ptr, "relative URLs"));
+	/* the dashboard does not need the lab's token or URL, the runner does */
+	assert_int_equal(unworkable("[runner]\nbackend = lava\n[web]\nbase_url = http://bb\n",
+				    CONFIG_DAEMON, &why), 0);
+	assert_int_equal(unworkable("[runner]\nbackend = lava\n[web]\nbase_url = http://bb\n",
+				    CONFIG_RUNNER, &why), 2);
+	assert_non_null(strstr(why.ptr, "[lava] url is not set"));
+	assert_non_null(strstr(why.ptr, "neither [lava] token nor token_file"));
+	assert_int_equal(unworkable("[runner]\nbackend = lava\n[web]\nbase_url = /bb\n",
+				    CONFIG_DAEMON, &why), 1);
+	assert_non_null(strstr(why.ptr, "[web] base_url '/bb' is not an absolute http(s) URL"));
+	/* a lab on this host may fetch from the disk */
+	assert_int_equal(unworkable("[runner]\nbackend = lava\n[lava]\nartifacts_dir = /a\n"
+				    "artifacts_url = file:///a\n", CONFIG_DAEMON, &why), 0);
+	assert_int_equal(unworkable("[runner]\nbackend = lava\n[lava]\nartifacts_dir = /a\n"
+				    "[web]\nbase_url = http://bb\n", CONFIG_DAEMON, &why), 1);
+	assert_non_null(strstr(why.ptr, "where nothing serves them"));
+	assert_int_equal(unworkable("[tracker]\nurl = bugzilla.example.org\n", CONFIG_RUNNER,
+				    &why), 0);
+	assert_int_equal(unworkable("[tracker]\nurl = bugzilla.example.org\n", CONFIG_DAEMON,
+				    &why), 1);
+	assert_int_equal(unworkable("[smtp]\nurl = mailto:x\n[digest]\nevery = never\n",
+				    CONFIG_DAEMON, &why), 0);
+	assert_int_equal(unworkable("[smtp]\nurl = mailto:x\n", CONFIG_DAEMON, &why), 1);
+	assert_int_equal(unworkable("[tracker]\napi_key_file = /nonexistent/key\n",
+				    CONFIG_DAEMON, &why), 1);
+	assert_non_null(strstr(why.ptr, "cannot read secret file '/nonexistent/key'"));
+	assert_true(config_absolute_url("https://x.org/a", false));
+	assert_false(config_absolute_url("http:///a", false));
+	assert_false(config_absolute_url("file:///a", false));
+	assert_true(config_absolute_url("file:///a", true));
+	buf_release(&why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_write_restricted),
 		cmocka_unit_test(test_example_round_trips),
 		cmocka_unit_test(test_split_list),
+		cmocka_unit_test(test_unworkable),
 	};
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }
