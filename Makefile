@@ -15,6 +15,7 @@
 #   make coverage     line and branch coverage of the completion path by the suite
 #   make install      PREFIX=/usr/local DESTDIR= (programs, data, units, manual pages)
 #   make deps         apt-get install what the build and tests need, if missing
+#   make deb          the Debian package, bugbridge_<version>_amd64.deb in $(O)/deb
 #
 # Sources are found by wildcard: a new module is a new .c file, a new unit
 # test is tests/unit/test_*.c, a new integration test is tests/tNNNN-*.sh.
@@ -39,7 +40,7 @@ SANFLAGS = -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
 endif
 
 CFLAGS ?= $(OPT) -g
-ALL_CFLAGS = -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(SANFLAGS) \
+ALL_CFLAGS = -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) \
 	$(LAYER_INC) -iquote $(O)/gen -DBB_DATADIR='"$(DATADIR)"' \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
@@ -201,6 +202,8 @@ coverage: all
 # lib/config_keys.c), so it cannot drift from them; the others are copied
 # beside it, where mandoc's lint finds the pages they refer to.
 MANDIR = $(PREFIX)/share/man
+DOCDIR = $(PREFIX)/share/doc/bugbridge
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 MAN_NAMES = bugbridge.1 bugbridge.conf.5 bugbridged.8 bugbridge-runner.8
 MAN_PAGES = $(MAN_NAMES:%=$(O)/man/%)
 
@@ -220,7 +223,7 @@ man: $(MAN_PAGES)
 
 install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(DATADIR)/schema \
-		$(DESTDIR)$(DATADIR)/web $(DESTDIR)$(PREFIX)/lib/systemd/system \
+		$(DESTDIR)$(DATADIR)/web $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)/docs \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 644 $(O)/man/bugbridge.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(O)/man/bugbridge.conf.5 $(DESTDIR)$(MANDIR)/man5/
@@ -232,12 +235,28 @@ install: all man
 	install -m 644 bugbridge.conf.example $(DESTDIR)$(DATADIR)/
 	for unit in bugbridged bugbridge-runner; do \
 		sed 's|@PREFIX@|$(PREFIX)|g' tools/$$unit.service.in \
-			> $(DESTDIR)$(PREFIX)/lib/systemd/system/$$unit.service; \
+			> $(DESTDIR)$(UNITDIR)/$$unit.service; \
 	done
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
+
+# `make deb`: bugbridge_$(VERSION)_amd64.deb in $(O)/deb, built by
+# dpkg-buildpackage (debian/) from a copy of this tree, so the package
+# build's clean step never touches the tree or its build directory.
+VERSION = $(shell sed -n 's/^\#define BUGBRIDGE_VERSION "\(.*\)"/\1/p' lib/app.h)
+DEB_SRC = $(O)/deb/bugbridge-$(VERSION)
+
+deb:
+	@test "$$(dpkg-parsechangelog -S Version)" = "$(VERSION)" || \
+		{ echo "deb: debian/changelog is not at version $(VERSION) (lib/app.h)" >&2; exit 1; }
+	rm -rf $(O)/deb && mkdir -p $(DEB_SRC)
+	tar -c --exclude-vcs --exclude-vcs-ignores --exclude=./$(O) . | tar -x -C $(DEB_SRC)
+	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc
+	@ls $(O)/deb/bugbridge_$(VERSION)_*.deb
 
 clean:
 	rm -rf $(O)
 
 .PHONY: all unit fuzzers fuzz deps lint check check-slow test-integration demo bench mutants coverage \
-	man install clean
+	man install deb clean
 .DELETE_ON_ERROR:

@@ -10,7 +10,8 @@ qemu-system-x86 qemu-utils linux-source-6.1 linux-source-6.12 busybox-static
 ccache bubblewrap
 flex bison bc libelf-dev libssl-dev cpio xz-utils kmod python3
 python3-aiosmtpd chromium wrk clang libclang-rt-14-dev e2fsprogs
-postgresql lava-server lava-dispatcher lavacli mandoc"
+postgresql lava-server lava-dispatcher lavacli mandoc
+debhelper lintian"
 
 missing=""
 for p in $PACKAGES; do
