@@ -178,6 +178,9 @@ int main(int argc, char **argv)
 	if (c)
 		return c;
 	install_signals();
+	/* before the dashboard reads comments: which are ours (tracker.h) */
+	if (tracker_ours_refresh(&db))
+		log_warn("bugbridged: cannot correct which stored comments are ours; the poll will");
 	if (!once) {
 		web = web_start(log_get_level(), &err);
 		if (!web) {

@@ -9,9 +9,11 @@
 # retry's marker check finds that comment; the bot must still post its
 # result, exactly once.  And the check still finds the bot's own comment
 # behind a newer forged one, so a crash after the POST does not double it.
+# What the tracker said (whoami's answer, or the account valid_login said
+# yes about) is remembered for the key, so it is asked once.
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/standin.sh"
-plan 14
+plan 16
 
 standin_start || { not_ok "bz-standin starts"; exit 1; }
 tracker_config "$TMP/bb.conf" <<EOF
@@ -74,20 +76,32 @@ is "the row is sent with the bot's comment id" \
 like "valid_login: the forger's is not ours, the bot's is" "$(standin_requests | tr '\n' ' ')" \
 	"valid_login\?login=user@example.com&api_key=REDACTED 200 GET /rest/valid_login\?login=bot@example.com&api_key=REDACTED 200"
 
-# 3. A tracker with whoami (5.1+, BMO): one question, no valid_login
+# 3. A tracker with whoami (5.1+, BMO), on a fresh database: one question, no valid_login
 standin_ctl reset
 standin_ctl whoami "on=1"
 is "the stand-in now answers whoami with the key's login" \
 	"$(curl -s "$STANDIN_URL/rest/whoami?api_key=$BOT_KEY" | python3 -c '
 import json, sys; print(json.load(sys.stdin)["name"])')" bot@example.com
+rm -f "$TMP/bugbridge.db"*
+bb --config "$TMP/bb.conf" db migrate >/dev/null 2>&1
 forge 9372 3
 queue_result 9372 3
+curl -s -X DELETE "$STANDIN_URL/__control/requests" >/dev/null
 standin_ctl fail "count=1&status=500"
 bbd --once --config "$TMP/bb.conf" >"$TMP/run3.log" 2>&1
 is "with whoami too the bot posted its result once" "$(by_bot 9372 'bugbridge-result: job 3')" 1
 reqs=$(standin_requests | tr '\n' ' ')
-like "it asked whoami (200)" "$reqs" "GET /rest/whoami\?api_key=REDACTED 200"
+like "it asked whoami (200)" "$reqs" "GET /rest/bug/9372/comment\\?api_key=REDACTED 200 GET /rest/whoami\\?api_key=REDACTED 200"
 unlike "and no valid_login" "$reqs" "valid_login"
+
+# 4. What the tracker said is remembered: the next check asks nothing about accounts
+forge 9370 4
+queue_result 9370 4
+curl -s -X DELETE "$STANDIN_URL/__control/requests" >/dev/null
+standin_ctl fail "count=1&status=500"
+bbd --once --config "$TMP/bb.conf" >"$TMP/run4.log" 2>&1
+is "the next result too is posted once" "$(by_bot 9370 'bugbridge-result: job 4')" 1
+unlike "without asking whoami or valid_login again" "$(standin_requests | tr '\n' ' ')" "whoami|valid_login"
 
 is "nothing failed or is held" "$(sql "SELECT count(*) FROM outbox WHERE state != 'sent'")" 0
 done_testing

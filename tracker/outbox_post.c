@@ -9,10 +9,11 @@
  *      landed.  Before writing again we read the bug's comments and look
  *      for the row's marker in a comment by the bot; if it is there, the
  *      row is sent and we are done.  Anyone can type a marker, so only the
- *      bot's comments count: by [tracker] login when it is set, else by
- *      what the tracker says the key's account is (GET /rest/whoami on
- *      5.1+ and BMO; on 5.0 and 5.2, which lack it, GET /rest/valid_login
- *      about the author of each comment that carries the marker).
+ *      bot's comments count (bot.h): by [tracker] login when it is set,
+ *      else by the account the tracker said the key is (remembered: GET
+ *      /rest/whoami on 5.1+ and BMO; the author of a comment we posted;
+ *      on 5.0 and 5.2, GET /rest/valid_login about the author of each
+ *      comment that carries the marker, until one is the bot).
  *   2. Mark the row 'sending' and attempts + 1, and COMMIT, before the
  *      request: a crash from here on leaves a row that step 1 will check.
  *   3. POST the comment (or PUT the update).  Success: 'sent' with the
@@ -47,6 +48,7 @@
  * right after a successful POST/PUT, before any bookkeeping: the state a
  * kill -9 at the worst moment leaves.  Integration tests use it.
  */
+#include "bot.h"
 #include "bugzilla.h"
 #include "mirror.h"
 #include "xalloc.h"
@@ -117,8 +119,7 @@ struct poster {
 	long backoff_ms;
 	long timeout;		/* [tracker] timeout: how long a write may be in flight */
 	bool held;		/* the queue is held (outbox_flush returns 1) */
-	struct buf me;		/* the bot's login: [tracker] login or whoami's; "" unknown */
-	bool no_whoami;		/* the tracker lacks whoami: ask valid_login per author */
+	struct bot bot;		/* whose comments are ours */
 };
 
 static void row_release(struct row *r)
@@ -168,17 +169,6 @@ static int set_state(struct db *db, const char *sql, sqlite3_int64 id, sqlite3_i
 	if (text)
 		db_bind_text(st, 3, text);
 	return db_step_done(db, st);
-}
-
-/* The (url, key) the hold belongs to; the key itself never leaves this hash. */
-static void config_fingerprint(const struct bz *bz, char hex[SHA256_HEX_LEN])
-{
-	struct buf s = BUF_INIT;
-
-	buf_addf(&s, "%s\n%s", bz->url, bz->api_key);
-	sha256_hex(s.ptr, s.len, hex);
-	memset(s.ptr, 0, s.len);
-	buf_release(&s);
 }
 
 /* true: the queue is held for this configuration; release it if the configuration changed. */
@@ -253,27 +243,6 @@ static bool has_marker(const char *text, const char *marker)
 	return false;
 }
 
-/*
- * Is author the bot's account?  1 yes, 0 no, -1 the tracker could not say
- * (p->bz tells why).  The key's login is asked once per flush.
- */
-static int is_bot(struct poster *p, const char *author)
-{
-	bool yes = false;
-
-	if (!p->me.len && !p->no_whoami) {
-		if (!bz_whoami(&p->bz, &p->me))
-			log_debug("outbox: the tracker says the key is %s's", p->me.ptr);
-		else if (p->bz.err == BZ_ERR_NOT_FOUND)
-			p->no_whoami = true;	/* 5.0, 5.2 */
-		else
-			return -1;
-	}
-	if (p->me.len)
-		return !strcmp(author, p->me.ptr);
-	return bz_valid_login(&p->bz, author, &yes) ? -1 : yes;
-}
-
 /* 1: the marker is on the bug (*comment_id set), 0: not, -1: could not tell. */
 static int marker_landed(struct poster *p, const struct row *r, long *comment_id)
 {
@@ -286,7 +255,7 @@ static int marker_landed(struct poster *p, const struct row *r, long *comment_id
 		if (!has_marker(cl.v[i].text, r->marker))
 			continue;
 		/* anyone can type a marker; only ours count */
-		ret = is_bot(p, cl.v[i].creator);
+		ret = bot_is(&p->bot, &p->bz, cl.v[i].creator);
 		if (ret > 0)
 			*comment_id = cl.v[i].id;
 		else if (!ret)
@@ -526,9 +495,23 @@ static enum next post_row(struct poster *p, struct row *r)
 	}
 }
 
+/* What the tracker said about the bot's account, kept for the next flush and poll. */
+static int save_bot(struct poster *p)
+{
+	if (!p->bot.dirty)
+		return 0;
+	if (db_begin(p->db))
+		return -1;
+	if (bot_save(&p->bot, p->db)) {
+		db_rollback(p->db);
+		return -1;
+	}
+	return db_commit(p->db);
+}
+
 int outbox_flush(struct db *db, const volatile sig_atomic_t *stop)
 {
-	struct poster p = { .db = db, .stop = stop, .me = BUF_INIT };
+	struct poster p = { .db = db, .stop = stop };
 	struct buf err = BUF_INIT;
 	sqlite3_int64 after = 0;
 	struct row r;
@@ -543,8 +526,10 @@ int outbox_flush(struct db *db, const volatile sig_atomic_t *stop)
 		buf_release(&err);
 		return -1;
 	}
-	config_fingerprint(&p.bz, p.fingerprint);
-	buf_addstr(&p.me, cfg_str("tracker.login"));
+	bot_key(&p.bz, p.fingerprint);
+	bot_init(&p.bot, &p.bz);
+	if (bot_load(&p.bot, db))
+		goto out;
 	if (queue_held(&p)) {
 		ret = 1;
 		goto out;
@@ -564,9 +549,11 @@ int outbox_flush(struct db *db, const volatile sig_atomic_t *stop)
 			break;
 	}
 	ret = p.held ? 1 : 0;
+	if (save_bot(&p))
+		ret = -1;
 out:
 	bz_release(&p.bz);
-	buf_release(&p.me);
+	bot_release(&p.bot);
 	buf_release(&err);
 	return ret;
 }

@@ -497,7 +497,7 @@ static int lookup_authors(struct poll_ctx *c)
 		const struct bz_comment *cm = &c->f.comments.v[i];
 
 		if (trust_needs_lookup(&c->f.trust, cm->creator) &&
-		    candidate_comment_worthy(cm, poll_comment_is_ours(cm->creator, cm->text)) &&
+		    candidate_comment_worthy(cm, bot_wrote(&c->f.bot, cm->creator)) &&
 		    !row_exists(c->db, sql_poll_comment_have, cm->id)) {
 			XGROW(who, n + 1, alloc);
 			who[n++] = cm->creator;
@@ -559,7 +559,8 @@ static int fetch(struct poll_ctx *c)
 		if (fetch_bug_details(c, c->f.bugs.v[i].id))
 			goto out;
 	}
-	if (lookup_authors(c))
+	/* whose comments are ours: before candidates are judged by it */
+	if (bot_identify(&c->f.bot, &c->bz, c->db, &c->f.comments) || lookup_authors(c))
 		goto out;
 	ret = 0;
 out:
@@ -596,6 +597,9 @@ int poll_cycle(struct db *db, const volatile sig_atomic_t *stop)
 		goto out;
 	c.f.watch = watch_fingerprint(&c.w, cfg_str("tracker.url"), c.bz.api_key);
 	trust_init(&c.f.trust);
+	bot_init(&c.f.bot, &c.bz);
+	if (bot_load(&c.f.bot, db))
+		goto out;
 	if (fetch(&c)) {
 		log_error("poll: %s; nothing stored, cursor kept", c.bz.errmsg.ptr);
 		poll_record_error(db, c.bz.errmsg.ptr, bz_requests(&c.bz));

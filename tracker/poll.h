@@ -12,6 +12,7 @@
 #define BB_POLL_H
 
 #include <stdbool.h>
+#include "bot.h"
 #include "bugzilla.h"
 #include "db.h"
 #include "trust.h"
@@ -25,6 +26,7 @@ struct poll_fetch {
 	char *watch;		/* fingerprint of the watch settings */
 	char *recheck;		/* ids to fetch again next cycle ("9370,9371"), never NULL */
 	struct trust trust;	/* whose new candidates run without asking */
+	struct bot bot;		/* whose comments are ours (bot.h) */
 };
 
 void poll_fetch_release(struct poll_fetch *f);
@@ -36,14 +38,13 @@ void poll_fetch_release(struct poll_fetch *f);
  */
 bool poll_private_skipped(const struct bz_bug *b);
 
-/* Our own comment: written by [tracker] login, or carrying a marker line. */
-bool poll_comment_is_ours(const char *creator, const char *text);
-
 /*
- * Write f in one transaction, with candidates and their jobs; counts of
- * what was new go to the log.  -1 (rolled back) on a database error.
+ * Write f in one transaction, with candidates and their jobs, and what was
+ * learned of the bot's account (a comment is ours when the bot wrote it:
+ * bot.h); counts of what was new go to the log.  -1 (rolled back) on a
+ * database error.
  */
-int poll_store(struct db *db, const struct poll_fetch *f, unsigned long requests);
+int poll_store(struct db *db, struct poll_fetch *f, unsigned long requests);
 
 /* Record a failed cycle in poll_state (error text already redacted). */
 void poll_record_error(struct db *db, const char *error, unsigned long requests);

@@ -100,35 +100,13 @@ void poll_fetch_release(struct poll_fetch *f)
 	free(f->watch);
 	free(f->recheck);
 	trust_release(&f->trust);
+	bot_release(&f->bot);
 	memset(f, 0, sizeof(*f));
 }
 
 bool poll_private_skipped(const struct bz_bug *b)
 {
 	return b->groups && *b->groups && private_bugs_skipped();
-}
-
-bool poll_comment_is_ours(const char *creator, const char *text)
-{
-	const char *login = cfg_str("tracker.login"), *p = text;
-
-	if (*login && !strcmp(creator, login))
-		return true;
-	/* a line "bugbridge-<word>: ..." is one of our markers */
-	while (p && *p) {
-		if (!strncmp(p, "bugbridge-", 10)) {
-			const char *q = p + 10;
-
-			while (*q >= 'a' && *q <= 'z')
-				q++;
-			if (q > p + 10 && *q == ':')
-				return true;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return false;
 }
 
 static int store_bug(struct db *db, const struct bz_bug *b, int *changed)
@@ -171,10 +149,11 @@ static int store_bug(struct db *db, const struct bz_bug *b, int *changed)
 }
 
 /* The comment's row; *fresh: it is new (its candidate comes later: comment_candidate). */
-static int store_comment(struct db *db, const struct bz_comment *c, int *added, bool *fresh)
+static int store_comment(struct db *db, const struct bz_comment *c, const struct bot *bot,
+			 int *added, bool *fresh)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_poll_comment_add);
-	bool ours = poll_comment_is_ours(c->creator, c->text);
+	bool ours = bot_wrote(bot, c->creator);
 
 	if (!st)
 		return -1;
@@ -204,13 +183,13 @@ static int store_comment(struct db *db, const struct bz_comment *c, int *added, 
 	return 0;
 }
 
-static int comment_candidate(struct db *db, const struct bz_comment *c, const struct trust *t,
+static int comment_candidate(struct db *db, const struct bz_comment *c, const struct poll_fetch *f,
 			     int *jobs)
 {
 	bool created;
 
-	if (candidate_from_comment(db, c, poll_comment_is_ours(c->creator, c->text),
-				   trust_allows(t, c->creator), &created))
+	if (candidate_from_comment(db, c, bot_wrote(&f->bot, c->creator),
+				   trust_allows(&f->trust, c->creator), &created))
 		return -1;
 	*jobs += created;
 	return 0;
@@ -310,7 +289,7 @@ static int store_state(struct db *db, const struct poll_fetch *f, unsigned long 
 	return db_step_done(db, st);
 }
 
-int poll_store(struct db *db, const struct poll_fetch *f, unsigned long requests)
+int poll_store(struct db *db, struct poll_fetch *f, unsigned long requests)
 {
 	int bugs = 0, comments = 0, attachments = 0, jobs = 0;
 	bool *fresh = xcalloc(f->comments.n + 1, sizeof(*fresh));
@@ -319,19 +298,22 @@ int poll_store(struct db *db, const struct poll_fetch *f, unsigned long requests
 		free(fresh);
 		return -1;
 	}
+	/* is_ours of what is stored already, when the bot's login is new to it */
+	if (bot_save(&f->bot, db))
+		goto fail;
 	for (size_t i = 0; i < f->bugs.n; i++)
 		if (store_bug(db, &f->bugs.v[i], &bugs))
 			goto fail;
 	/* every comment's row first: a job's base is chosen from its bug's description */
 	for (size_t i = 0; i < f->comments.n; i++)
-		if (store_comment(db, &f->comments.v[i], &comments, &fresh[i]))
+		if (store_comment(db, &f->comments.v[i], &f->bot, &comments, &fresh[i]))
 			goto fail;
 	/* attachments before comments: an inline diff equal to an attached one is the attachment's */
 	for (size_t i = 0; i < f->attachments.n; i++)
 		if (store_attachment(db, &f->attachments.v[i], &f->trust, &attachments, &jobs))
 			goto fail;
 	for (size_t i = 0; i < f->comments.n; i++)
-		if (fresh[i] && comment_candidate(db, &f->comments.v[i], &f->trust, &jobs))
+		if (fresh[i] && comment_candidate(db, &f->comments.v[i], f, &jobs))
 			goto fail;
 	free(fresh);
 	fresh = NULL;

@@ -23,6 +23,13 @@
 /* tracker -> bugs, comments, attachments, candidates, jobs */
 int poll_cycle(struct db *db, const volatile sig_atomic_t *stop);
 /*
+ * At start-up, before anything reads comments: a comment is ours only when
+ * the bot's account wrote it ([tracker] login, or the account the tracker
+ * named for this key before); correct comments.is_ours if it was computed
+ * for another account, or before bugbridge knew that.  -1 on a database error.
+ */
+int tracker_ours_refresh(struct db *db);
+/*
  * outbox rows -> tracker comments and field updates, exactly once.  0 when
  * every due row was dealt with, 1 when the queue is held (the tracker
  * refused our credentials or the URL is wrong: logged), -1 on an error.

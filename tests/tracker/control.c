@@ -88,7 +88,7 @@ void sa_faults_next(struct standin *st, bool is_comment_post, struct sa_plan *p)
 		if (f->delay_count > 0)
 			f->delay_count--;
 	}
-	if (f->fail_count > 0) {
+	if (f->fail_count > 0 && (!f->fail_comments || is_comment_post)) {
 		f->fail_count--;
 		p->fail_status = f->fail_status;
 		p->retry_after = f->retry_after;
@@ -145,6 +145,7 @@ static struct json_object *faults_json(const struct sa_faults *f)
 	json_object_object_add(o, "fail_count", json_object_new_int(f->fail_count));
 	json_object_object_add(o, "fail_status", json_object_new_int(f->fail_status));
 	json_object_object_add(o, "retry_after", json_object_new_int(f->retry_after));
+	json_object_object_add(o, "fail_comments", json_object_new_boolean(f->fail_comments));
 	json_object_object_add(o, "delay_ms", json_object_new_int(f->delay_ms));
 	json_object_object_add(o, "delay_count", json_object_new_int(f->delay_count));
 	json_object_object_add(o, "delay_commit_first",
@@ -176,11 +177,15 @@ static int set_switch(struct sa_faults *f, const char *what,
 		return -1;
 	}
 	if (!strcmp(what, "fail")) {
+		long only;
+
 		if (!int_arg(q, "status", 500, 100, 599, &a) ||
-		    !int_arg(q, "retry_after", -1, -1, 86400, &b)) {
-			buf_addstr(err, "status must be 100..599, retry_after seconds");
+		    !int_arg(q, "retry_after", -1, -1, 86400, &b) ||
+		    !int_arg(q, "comments", 0, 0, 1, &only)) {
+			buf_addstr(err, "status must be 100..599, retry_after seconds, comments 0 or 1");
 			return -1;
 		}
+		f->fail_comments = only;
 		f->fail_count = count;
 		f->fail_status = a;
 		f->retry_after = b;

@@ -42,6 +42,7 @@
 
 struct sa_faults {
 	int fail_count, fail_status, retry_after;	/* retry_after < 0: none */
+	bool fail_comments;				/* only comment POSTs fail */
 	int delay_ms, delay_count;			/* delay_count < 0: forever */
 	bool delay_commit_first;			/* handle, then wait */
 	int malformed_count;
