@@ -72,38 +72,42 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* A failed step: its name joins the list --once prints ("poll, post"). */
+static void step_failed(struct buf *failed, const char *name)
+{
+	buf_addf(failed, "%s%s", failed->len ? ", " : "", name);
+}
+
 /*
- * One cycle; returns how many of its steps failed and names them in
- * failed (for --once, whose exit status cron and systemd read).
+ * One cycle; returns 1 when one of its steps failed, naming each in
+ * failed (for --once, whose exit status cron and systemd read).  Every
+ * step runs whatever the others did: a tracker that does not answer the
+ * poll may still take the posts, and the digest does not need it.
  */
 static int run_cycle(struct db *db, struct buf *failed)
 {
-	int n = 0, rc;
+	int rc;
 
 	if (!stop_requested && poll_cycle(db, &stop_requested)) {
 		log_warn("cycle: the poll of the tracker failed; will retry next cycle");
-		buf_addstr(failed, " poll");
-		n++;
+		step_failed(failed, "poll");
 	}
 	if (!stop_requested && triage_run(db, &stop_requested)) {
 		log_warn("cycle: triage failed; will retry next cycle");
-		buf_addstr(failed, " triage");
-		n++;
+		step_failed(failed, "triage");
 	}
 	rc = stop_requested ? 0 : outbox_flush(db, &stop_requested);
 	if (rc) {
 		/* held (1): the tracker refused our credentials, logged already */
 		if (rc < 0)
 			log_warn("cycle: posting to the tracker failed; will retry");
-		buf_addstr(failed, rc < 0 ? " post" : " post (held: credentials or url refused)");
-		n++;
+		step_failed(failed, rc < 0 ? "post" : "post (held: credentials or url refused)");
 	}
 	if (!stop_requested && digest_tick(db, time(NULL), &stop_requested)) {
 		log_warn("cycle: a digest was not sent (see above)");
-		buf_addstr(failed, " digest");
-		n++;
+		step_failed(failed, "digest");
 	}
-	return n;
+	return failed->len > 0;
 }
 
 static void reload(const struct app_opts *opts, struct web *web)
@@ -205,8 +209,8 @@ int main(int argc, char **argv)
 	}
 	if (once && failed) {
 		/* cron and systemd see a failed cycle; the log says why */
-		fprintf(stderr, "bugbridged: the cycle failed:%s (see the log)\n", err.ptr);
-		log_error("bugbridged: the cycle failed:%s; exit 1", err.ptr);
+		fprintf(stderr, "bugbridged: the cycle failed: %s (see the log)\n", err.ptr);
+		log_error("bugbridged: the cycle failed: %s; exit 1", err.ptr);
 	}
 	log_info("bugbridged: %s", once ? "cycle done, exiting" : "stopping");
 	web_stop(web);

@@ -119,6 +119,7 @@ struct poster {
 	long backoff_ms;
 	long timeout;		/* [tracker] timeout: how long a write may be in flight */
 	bool held;		/* the queue is held (outbox_flush returns 1) */
+	int failed;		/* rows that did not land this flush (outbox_flush returns -1) */
 	struct bot bot;		/* whose comments are ours */
 };
 
@@ -345,6 +346,7 @@ static enum next refused(struct poster *p, const struct row *r)
 	log_error("outbox: %s for bug %lld ('%s') failed for good: %s", r->kind,
 		  (long long)r->bug_id, r->marker, p->bz.errmsg.ptr);
 	set_state(p->db, sql_outbox_final, r->id, 0, p->bz.errmsg.ptr);
+	p->failed++;
 	return NEXT_ROW;
 }
 
@@ -417,6 +419,13 @@ static int goes_out(struct poster *p, struct row *r, bool *priv)
 	return without_keywords(p, r, NULL) ? 0 : 1;
 }
 
+/* The row did not land this flush (it waits for a retry): a failed step. */
+static enum next not_landed(struct poster *p)
+{
+	p->failed++;
+	return STOP_FLUSH;
+}
+
 static enum next post_row(struct poster *p, struct row *r)
 {
 	bool check = carries_comment(r);
@@ -424,7 +433,7 @@ static enum next post_row(struct poster *p, struct row *r)
 	int go = goes_out(p, r, &priv);
 
 	if (go <= 0)
-		return go < 0 ? STOP_FLUSH : NEXT_ROW;
+		return go < 0 ? not_landed(p) : NEXT_ROW;
 
 	for (int try = 0;; try++) {
 		long remote_id = 0;
@@ -445,7 +454,7 @@ static enum next post_row(struct poster *p, struct row *r)
 		}
 		if (landed == 0) {
 			if (set_state(p->db, sql_outbox_sending, r->id, p->timeout + 1, NULL))
-				return STOP_FLUSH;
+				return not_landed(p);
 			r->attempts++;
 			if (!send_row(p, r, priv, &remote_id)) {
 				if (test_crash_hook())
@@ -469,7 +478,7 @@ static enum next post_row(struct poster *p, struct row *r)
 			log_warn("outbox: %s for bug %lld ('%s') timed out; checking again in %lds",
 				 r->kind, (long long)r->bug_id, r->marker, p->timeout + 1);
 			set_state(p->db, sql_outbox_retry, r->id, p->timeout + 1, p->bz.errmsg.ptr);
-			return STOP_FLUSH;
+			return not_landed(p);
 		}
 		if (p->bz.err != BZ_ERR_TRANSPORT && p->bz.err != BZ_ERR_SERVER &&
 		    p->bz.err != BZ_ERR_MALFORMED)
@@ -488,7 +497,7 @@ static enum next post_row(struct poster *p, struct row *r)
 			log_warn("outbox: %s for bug %lld ('%s') not posted yet: %s; next try in %lds",
 				 r->kind, (long long)r->bug_id, r->marker, p->bz.errmsg.ptr, wait);
 			set_state(p->db, sql_outbox_retry, r->id, wait, p->bz.errmsg.ptr);
-			return STOP_FLUSH;
+			return not_landed(p);
 		}
 		log_info("outbox: %s for bug %lld: %s; retrying", r->kind,
 			 (long long)r->bug_id, p->bz.errmsg.ptr);
@@ -515,7 +524,7 @@ int outbox_flush(struct db *db, const volatile sig_atomic_t *stop)
 	struct buf err = BUF_INIT;
 	sqlite3_int64 after = 0;
 	struct row r;
-	int rc, ret = -1;
+	int rc = 0, ret = -1;
 
 	p.retries = (int)cfg_int("tracker.retries");
 	p.backoff_ms = cfg_int("tracker.backoff_ms");
@@ -548,7 +557,9 @@ int outbox_flush(struct db *db, const volatile sig_atomic_t *stop)
 		if (n == STOP_FLUSH)
 			break;
 	}
-	ret = p.held ? 1 : 0;
+	if (rc < 0)
+		p.failed++;
+	ret = p.held ? 1 : p.failed ? -1 : 0;
 	if (save_bot(&p))
 		ret = -1;
 out:

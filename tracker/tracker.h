@@ -32,7 +32,9 @@ int tracker_ours_refresh(struct db *db);
 /*
  * outbox rows -> tracker comments and field updates, exactly once.  0 when
  * every due row was dealt with, 1 when the queue is held (the tracker
- * refused our credentials or the URL is wrong: logged), -1 on an error.
+ * refused our credentials or the URL is wrong: logged), -1 when a row that
+ * was tried did not land (it waits for a retry, or failed for good: logged)
+ * or on a database error.
  */
 int outbox_flush(struct db *db, const volatile sig_atomic_t *stop);
 /*
