@@ -6,6 +6,7 @@
  *   job show ID [--json] [--kcidb]
  *   job list [--json]
  *   job cancel ID
+ *   job retry ID
  *
  * `add` goes through job_enqueue() like every other producer of jobs; a
  * --patch or --series first becomes a candidates row with source 'manual'
@@ -14,6 +15,8 @@
  * durations (a running stage shows its time so far), verdict, what changed
  * against the baseline, each test case and each failure signature, and
  * where the logs are; --json is job_record_json(), /api/jobs/<id>'s document.
+ * `retry` is job_retry(): an infra-error runs again, a job waiting for its
+ * retry delay or a budget becomes due now.
  */
 #include "app.h"
 #include "xalloc.h"
@@ -55,6 +58,7 @@ static const char usage[] =
 	"       bugbridge job show ID [--json] [--kcidb]\n"
 	"       bugbridge job list [--json] [--limit N]\n"
 	"       bugbridge job cancel ID\n"
+	"       bugbridge job retry ID\n"
 	"\n"
 	"Kernel test jobs.  `add` queues one and prints its id: --patch FILE is a\n"
 	"single diff or an mbox of patches, --series DIR a quilt series directory\n"
@@ -69,7 +73,10 @@ static const char usage[] =
 	"`show` prints the state, stages with durations, verdict, test cases,\n"
 	"failure signatures and log paths; --json prints the job's JSON document\n"
 	"(the same as GET /api/jobs/ID), --kcidb a KCIDB v5.3 document.\n"
-	"`cancel` stops a queued or running job.\n";
+	"`cancel` stops a queued or running job.\n"
+	"`retry` queues a job that ended in infra-error again (same id, a fresh round\n"
+	"of [runner] max_attempts tries), or makes a queued job that waits for its\n"
+	"retry delay or a budget due now.  Other verdicts stand: `add` a new job.\n";
 
 static int parse_id(const char *s, sqlite3_int64 *id)
 {
@@ -278,6 +285,20 @@ static void print_indented(const char *text)
 	}
 }
 
+/* Whose the job is, its lane, and what it waits for. */
+static void print_queue(const struct job_record *j)
+{
+	char at[32];
+	time_t t = (time_t)j->not_before;
+
+	printf("for: %s (%s)\n", *j->account ? j->account : "the operator",
+	       job_lane_name(j->lane));
+	if (strcmp(j->state, "queued") || j->not_before <= time(NULL))
+		return;
+	strftime(at, sizeof(at), "%Y-%m-%d %H:%M:%S", gmtime(&t));
+	printf("not before: %s UTC%s%s\n", at, j->held ? ": " : "", job_str(j->held));
+}
+
 static void print_head(const struct job_record *j)
 {
 	const char *kv = j->kernel_version;
@@ -305,6 +326,7 @@ static void print_head(const struct job_record *j)
 		printf("patch: none (the unpatched base)\n");
 	}
 	printf("baseline: %s\n", j->with_baseline ? "yes" : "no");
+	print_queue(j);
 	if (j->accel)
 		printf("accel: %s\n", j->accel);
 	if (j->boot_args)
@@ -469,6 +491,31 @@ static int job_list(struct db *db, bool json, int limit)
 	return 0;
 }
 
+/* ---- retry ---- */
+
+static int job_retry_cmd(struct db *db, sqlite3_int64 id)
+{
+	struct buf err = BUF_INIT;
+	int ret = 1;
+
+	if (db_begin(db)) {
+		fprintf(stderr, "bugbridge job: %s\n", db_errmsg(db));
+		return 1;
+	}
+	if (job_retry(db, id, &err)) {
+		db_rollback(db);
+		fprintf(stderr, "bugbridge job: %s\n", err.ptr);
+	} else if (db_commit(db)) {
+		fprintf(stderr, "bugbridge job: cannot retry job %lld: %s\n", (long long)id,
+			db_errmsg(db));
+	} else {
+		printf("job %lld: queued again\n", (long long)id);
+		ret = 0;
+	}
+	buf_release(&err);
+	return ret;
+}
+
 /* ---- dispatch ---- */
 
 static int job_main(struct db *db, const char *sub, int argc, char **argv)
@@ -528,6 +575,8 @@ static int job_main(struct db *db, const char *sub, int argc, char **argv)
 		app_usage_error("bugbridge job", "a job id is needed");
 	if (!strcmp(sub, "show"))
 		return job_show(db, id, json, kcidb);
+	if (!strcmp(sub, "retry"))
+		return job_retry_cmd(db, id);
 	if (!strcmp(sub, "cancel")) {
 		struct buf err = BUF_INIT;
 		int ret = 0;
@@ -540,7 +589,7 @@ static int job_main(struct db *db, const char *sub, int argc, char **argv)
 		buf_release(&err);
 		return ret;
 	}
-	app_usage_error("bugbridge job", "unknown subcommand (add, show, list, cancel)");
+	app_usage_error("bugbridge job", "unknown subcommand (add, show, list, cancel, retry)");
 }
 
 int cmd_job(int argc, char **argv)
@@ -552,7 +601,7 @@ int cmd_job(int argc, char **argv)
 	if (cmd_wants_help(argc, argv, usage))
 		return 0;
 	if (argc < 2)
-		app_usage_error("bugbridge job", "a subcommand is needed (add, show, list, cancel)");
+		app_usage_error("bugbridge job", "a subcommand is needed (add, show, list, cancel, retry)");
 	if (app_open_db(&db, false, &err)) {
 		fprintf(stderr, "bugbridge: %s\n", err.ptr);
 		buf_release(&err);

@@ -115,6 +115,20 @@ const struct config_key config_keys[] = {
 	{ "triage", "release_bisect_builds", CONF_INT, "5", NULL, 0,
 	  "most releases one such bisection builds; it reports the range it got to" },
 
+	{ "queue", "account_jobs_per_day", CONF_INT, "10", NULL, 0,
+	  "jobs one tracker account's patches and commands may queue per UTC day (0: no limit);"
+	  " [triage] allow_commands accounts and the operator (bugbridge job add, the API) are"
+	  " not limited; more wait for the next day with room" },
+	{ "queue", "bug_jobs_per_day", CONF_INT, "40", NULL, 0,
+	  "jobs one bug may queue per UTC day from the tracker, re-runs, back-tests and"
+	  " bisection steps included (0: no limit); more wait for the next day with room" },
+	{ "queue", "defer_days", CONF_INT, "2", NULL, 0,
+	  "how many days ahead a patch over budget may be put; past that it is not queued (the"
+	  " comment says so, and an allow_commands account can ask for it later)" },
+	{ "queue", "max_mbox_patches", CONF_INT, "30", NULL, 0,
+	  "patches one mbox or series from the tracker may have; a bigger one is not tested"
+	  " (0: no limit)" },
+
 	{ "runner", "cache_dir", CONF_STR, "", NULL, 0,
 	  "kernel trees, builds and logs (default: $XDG_CACHE_HOME/bugbridge)" },
 	{ "runner", "log_dir", CONF_STR, "", NULL, 0,
@@ -132,6 +146,11 @@ const struct config_key config_keys[] = {
 	  "seconds a claim is held without renewal" },
 	{ "runner", "max_attempts", CONF_INT, "3", NULL, 0,
 	  "tries of a job that ends in infra-error or a lost lease" },
+	{ "runner", "retry_delay", CONF_INT, "60", NULL, 0,
+	  "seconds before the second try of a job that hit an infrastructure error (or lost its"
+	  " runner); doubled for each later try" },
+	{ "runner", "retry_delay_max", CONF_INT, "3600", NULL, 0,
+	  "longest wait between two tries of such a job, in seconds" },
 	{ "runner", "coverage", CONF_BOOL, "true", NULL, 0,
 	  "build a patch's kernel with gcov for drivers/scsi and say whether the suite ran"
 	  " its changed lines (a pass that did not is \"pass (not reached)\")" },

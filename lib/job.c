@@ -6,6 +6,7 @@
  * 'queued'" is the compare-and-swap that makes a claim exclusive.
  */
 #include "job.h"
+#include "config.h"
 #include "xalloc.h"
 #include "log.h"
 #include "wake.h"
@@ -15,30 +16,39 @@
 #include <sys/time.h>
 #include <time.h>
 
+/* A lost runner is an infrastructure error too: the next try waits as job_retry_delay says. */
 DB_SQL(sql_job_requeue_expired,
        "UPDATE jobs SET state = 'queued', runner = NULL, lease_expires = NULL,"
        " stage = NULL, attempts = attempts + 1,"
+       " not_before = ?1 + min(?3 * (1 << min(attempts - retry_from, 20)), ?4),"
        " progress = 'lease of ' || coalesce(runner, '?') || ' expired; queued again'"
-       " WHERE state = 'running' AND lease_expires < ?1 AND attempts + 1 < ?2");
+       " WHERE state = 'running' AND lease_expires < ?1 AND attempts + 1 - retry_from < ?2");
 DB_SQL(sql_job_fail_expired,
        "UPDATE jobs SET state = 'done', verdict = 'infra-error', fault = 'infra',"
-       " attempts = attempts + 1,"
-       " verdict_detail = 'runner lost the job ' || (attempts + 1) || ' times (lease expired)',"
+       " attempts = attempts + 1, verdict_detail = 'runner lost the job '"
+       " || (attempts + 1 - retry_from) || ' times (lease expired)',"
        " runner = NULL, lease_expires = NULL, stage = NULL, finished_at = ?1"
-       " WHERE state = 'running' AND lease_expires < ?1 AND attempts + 1 >= ?2");
+       " WHERE state = 'running' AND lease_expires < ?1 AND attempts + 1 - retry_from >= ?2");
 DB_SQL(sql_job_claim_next,
        "UPDATE jobs SET state = 'running', runner = ?1, lease_expires = ?2,"
        " started_at = ?3, stage = 'prepare', progress = 'claimed by ' || ?1"
-       " WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND cancel = 0"
-       "             ORDER BY id LIMIT 1) AND state = 'queued'"
+       " WHERE id = (SELECT q.id FROM jobs q WHERE q.state = 'queued' AND q.cancel = 0"
+       "             AND q.not_before <= ?3 ORDER BY " JOB_CLAIM_ORDER("q") " LIMIT 1)"
+       " AND state = 'queued'"
        " RETURNING id, bug_id, candidate_id, kind, base, patch_count, with_baseline,"
-       " attempts, boot_args");
+       " attempts, boot_args, retry_from");
 DB_SQL(sql_job_claim_id,
        "UPDATE jobs SET state = 'running', runner = ?1, lease_expires = ?2,"
        " started_at = ?3, stage = 'prepare', progress = 'claimed by ' || ?1"
        " WHERE id = ?4 AND state = 'queued' AND cancel = 0"
        " RETURNING id, bug_id, candidate_id, kind, base, patch_count, with_baseline,"
-       " attempts, boot_args");
+       " attempts, boot_args, retry_from");
+DB_SQL(sql_job_position,
+       "SELECT pos FROM (SELECT q.id, row_number() OVER (ORDER BY q.not_before > ?2,"
+       " CASE WHEN q.not_before > ?2 THEN q.not_before END, " JOB_CLAIM_ORDER("q") ") AS pos"
+       " FROM jobs q WHERE q.state = 'queued' AND q.cancel = 0) WHERE id = ?1");
+DB_SQL(sql_job_next_due,
+       "SELECT min(not_before) FROM jobs WHERE state = 'queued' AND cancel = 0 AND not_before > ?");
 DB_SQL(sql_job_renew,
        "UPDATE jobs SET lease_expires = ?1 WHERE id = ?2 AND runner = ?3"
        " AND state = 'running' RETURNING cancel");
@@ -59,7 +69,7 @@ DB_SQL(sql_job_unclaim,
        " WHERE id = ?1 AND runner = ?2 AND state = 'running'");
 DB_SQL(sql_job_retry,
        "UPDATE jobs SET state = 'queued', runner = NULL, lease_expires = NULL,"
-       " stage = NULL, attempts = attempts + 1, progress = 'infra-error, queued again: ' || ?3"
+       " stage = NULL, attempts = attempts + 1, not_before = ?4, held = NULL, progress = ?3"
        " WHERE id = ?1 AND runner = ?2 AND state = 'running'");
 DB_SQL(sql_job_done,
        "UPDATE jobs SET state = 'done', verdict = ?1, change = ?2, verdict_detail = ?3,"
@@ -86,6 +96,17 @@ DB_SQL(sql_job_cancelled,
 DB_SQL(sql_job_cancel_queued,
        "UPDATE jobs SET state = 'cancelled', cancel = 1, finished_at = ?1,"
        " progress = 'cancelled before it ran' WHERE id = ?2 AND state = 'queued'");
+DB_SQL(sql_job_retry_done,
+       "UPDATE jobs SET state = 'queued', verdict = NULL, change = NULL, verdict_detail = NULL,"
+       " fault = NULL, accel = NULL, kernel_version = NULL, finished_at = NULL, reach = NULL,"
+       " reach_changed = NULL, reach_reached = NULL, reported = 0, not_before = 0, held = NULL,"
+       " retry_from = attempts, progress = 'queued again by an operator (bugbridge job retry)'"
+       " WHERE id = ? AND state = 'done' AND verdict = 'infra-error'");
+DB_SQL(sql_job_retry_queued,
+       "UPDATE jobs SET not_before = 0, held = NULL,"
+       " progress = 'due now: an operator said so (bugbridge job retry)'"
+       " WHERE id = ? AND state = 'queued' AND not_before > ?");
+DB_SQL(sql_job_state_of, "SELECT state, ifnull(verdict, '') FROM jobs WHERE id = ?");
 DB_SQL(sql_job_cancel_running,
        "UPDATE jobs SET cancel = 1, progress = 'cancel requested'"
        " WHERE id = ? AND state = 'running'");
@@ -120,6 +141,12 @@ static int expire(struct db *db, const char *sql, long now, int max_attempts,
 		return -1;
 	sqlite3_bind_int64(st, 1, now);
 	sqlite3_bind_int(st, 2, max_attempts);
+	if (sqlite3_bind_parameter_count(st) >= 4) {	/* the requeue: its retry delay */
+		sqlite3_bind_int64(st, 3, cfg_int("runner.retry_delay") > 0 ?
+				   cfg_int("runner.retry_delay") : 0);
+		sqlite3_bind_int64(st, 4, cfg_int("runner.retry_delay_max") > 0 ?
+				   cfg_int("runner.retry_delay_max") : 1L << 40);
+	}
 	if (db_step_done(db, st))
 		return -1;
 	n = sqlite3_changes(db->h);
@@ -174,6 +201,7 @@ static int claim(struct db *db, const char *sql, sqlite3_int64 id, const char *r
 		job->with_baseline = sqlite3_column_int(st, 6) != 0;
 		job->attempt = sqlite3_column_int(st, 7) + 1;
 		job->boot_args = dup_col(st, 8);
+		job->retry_from = sqlite3_column_int(st, 9);
 		job->runner = xstrdup(runner);
 		ret = 1;
 		rc = sqlite3_step(st);
@@ -211,6 +239,35 @@ int job_claim_id(struct db *db, sqlite3_int64 id, const char *runner, int lease,
 		 int max_attempts, struct job *job)
 {
 	return claim(db, sql_job_claim_id, id, runner, lease, max_attempts, job);
+}
+
+int job_queue_position(struct db *db, sqlite3_int64 id, long now)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_job_position);
+	int pos = 0;
+
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		pos = sqlite3_column_int(st, 0);
+	sqlite3_reset(st);
+	return pos;
+}
+
+long job_next_due(struct db *db, long now)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_job_next_due);
+	long due = 0;
+
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, now);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		due = (long)sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return due;
 }
 
 int job_renew(const struct job *job, struct db *db, int lease, bool *cancel)
@@ -383,16 +440,41 @@ static int clear_results(const struct job *job, struct db *db)
 	return db_step_done(db, st);
 }
 
-static int retry_job(const struct job *job, struct db *db, const struct job_outcome *out)
+long job_retry_delay(int tries)
+{
+	long delay = cfg_int("runner.retry_delay"), max = cfg_int("runner.retry_delay_max");
+
+	if (delay <= 0)
+		return 0;
+	for (int i = 1; i < tries && i < 40 && (max <= 0 || delay < max); i++)
+		delay *= 2;
+	return max > 0 && delay > max ? max : delay;
+}
+
+/* Back to the queue after an infrastructure error, due after the try's delay. */
+static int retry_job(const struct job *job, struct db *db, const struct job_outcome *out,
+		     long *due)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_job_retry);
+	struct buf progress = BUF_INIT;
+	char at[16];
+	time_t t;
+	int ret;
 
 	if (!st)
 		return -1;
+	*due = (long)time(NULL) + job_retry_delay(job->attempt - job->retry_from);
+	t = (time_t)*due;
+	strftime(at, sizeof(at), "%H:%M:%S", gmtime(&t));
+	buf_addf(&progress, "infra-error on attempt %d; next try at %s UTC: %s", job->attempt, at,
+		 out->detail ? out->detail : "");
 	sqlite3_bind_int64(st, 1, job->id);
 	db_bind_text(st, 2, job->runner);
-	db_bind_text(st, 3, out->detail ? out->detail : "");
-	return db_step_done(db, st);
+	db_bind_text(st, 3, progress.ptr);
+	sqlite3_bind_int64(st, 4, *due);
+	ret = db_step_done(db, st);
+	buf_release(&progress);
+	return ret;
 }
 
 /* The reach columns: NULL unless the run measured it. */
@@ -433,12 +515,13 @@ static int mark_done(const struct job *job, struct db *db, const struct job_outc
 int job_finish(const struct job *job, struct db *db, const struct job_outcome *out,
 	       int max_attempts)
 {
-	bool retry = fault_retried(out->fault) && job->attempt < max_attempts;
+	bool retry = fault_retried(out->fault) && job->attempt - job->retry_from < max_attempts;
+	long due = 0;
 
 	if (db_begin(db))
 		return -1;
 	if (retry) {
-		if (retry_job(job, db, out))
+		if (retry_job(job, db, out, &due))
 			goto fail;
 	} else {
 		if (clear_results(job, db) || add_results(job, db, out) || set_reach(job, db, out) ||
@@ -454,8 +537,9 @@ int job_finish(const struct job *job, struct db *db, const struct job_outcome *o
 	if (db_commit(db))
 		goto fail;
 	if (retry)
-		log_warn("job: job %lld: infra-error on attempt %d, queued again: %s",
-			 (long long)job->id, job->attempt, out->detail ? out->detail : "");
+		log_warn("job: job %lld: infra-error on attempt %d, queued again (next try in %ld s):"
+			 " %s", (long long)job->id, job->attempt, due - (long)time(NULL),
+			 out->detail ? out->detail : "");
 	else
 		log_info("job: job %lld done: %s%s%s%s%s", (long long)job->id, out->verdict,
 			 out->change ? " " : "", out->change ? out->change : "",
@@ -506,5 +590,56 @@ int job_request_cancel(struct db *db, sqlite3_int64 id, struct buf *err)
 	return -1;
 dberr:
 	buf_addf(err, "cannot cancel job %lld: %s", (long long)id, db_errmsg(db));
+	return -1;
+}
+
+/* One of the retry statements on id (?2, if it has one: now); how many rows it changed. */
+static int retry_stmt(struct db *db, const char *sql, sqlite3_int64 id, int *changed)
+{
+	sqlite3_stmt *st = db_stmt(db, sql);
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_bind_parameter_count(st) >= 2)
+		sqlite3_bind_int64(st, 2, time(NULL));
+	if (db_step_done(db, st))
+		return -1;
+	*changed = sqlite3_changes(db->h);
+	return 0;
+}
+
+int job_retry(struct db *db, sqlite3_int64 id, struct buf *err)
+{
+	sqlite3_stmt *st;
+	int changed = 0, rc;
+
+	if (retry_stmt(db, sql_job_retry_done, id, &changed))
+		goto dberr;
+	if (!changed && retry_stmt(db, sql_job_retry_queued, id, &changed))
+		goto dberr;
+	if (changed) {
+		db_wake_after_commit(db, WAKE_JOBS);
+		log_info("job: job %lld queued again by an operator", (long long)id);
+		return 0;
+	}
+	st = db_stmt(db, sql_job_state_of);
+	if (!st)
+		goto dberr;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		buf_addf(err, "no job %lld", (long long)id);
+	else if (!strcmp(db_col_text(st, 0), "done"))
+		buf_addf(err, "job %lld ended '%s': only an infra-error is tried again"
+			 " (bugbridge job add queues a new run)", (long long)id, db_col_text(st, 1));
+	else if (!strcmp(db_col_text(st, 0), "queued"))
+		buf_addf(err, "job %lld is queued and due already", (long long)id);
+	else
+		buf_addf(err, "job %lld is %s", (long long)id, db_col_text(st, 0));
+	sqlite3_reset(st);
+	return -1;
+dberr:
+	buf_addf(err, "cannot retry job %lld: %s", (long long)id, db_errmsg(db));
 	return -1;
 }

@@ -4,7 +4,17 @@
  *   queued --claim--> running --finish--> done (verdict)
  *      ^                 |  \--cancel---> cancelled
  *      +--lease expired--+  (attempts + 1; done/infra-error past max_attempts)
+ *      +--infra-error----+  (attempts + 1, not before a growing delay)
  *      +--release (SIGTERM, attempts unchanged)
+ *      +--------------------- bugbridge job retry (an infra-error, by an operator)
+ *
+ * The runners take queued jobs in JOB_CLAIM_ORDER: first verdicts before
+ * follow-up work, allow_commands accounts first, and across accounts the
+ * one that least recently had a job started (job_queue.h), never a job
+ * whose not_before has not come.  A job that hit an infrastructure error
+ * (or whose runner vanished) is tried again after [runner] retry_delay
+ * seconds, doubled for each later try up to retry_delay_max: a broken
+ * host does not burn all its tries in a second.
  *
  * A claim is one UPDATE ... WHERE state = 'queued' ... RETURNING inside a
  * BEGIN IMMEDIATE transaction, so two runners (or two connections) can never
@@ -38,23 +48,41 @@ struct job {
 	bool with_baseline;
 	char *boot_args;		/* kernel command-line tokens for every boot ("") */
 	int attempt;			/* 1-based number of this run */
+	int retry_from;			/* attempts before an operator's retry (0: none) */
 	char *runner;
 };
 
 #define JOB_INIT { 0 }
+
+/*
+ * The order runners take queued jobs in, and the queue page shows them
+ * in: the lane (0020_queue.sql), then the account whose latest job
+ * started longest ago (never: first), then the oldest.  q: the alias of
+ * the jobs table in the query.
+ */
+#define JOB_CLAIM_ORDER(q) \
+	q ".lane, (SELECT max(u.started_at) FROM jobs u WHERE u.account = " q ".account), " q ".id"
+
 void job_release(struct job *job);
 
 /* Put jobs whose lease passed `now` back on the queue (or to infra-error). */
 int job_expire_leases(struct db *db, long now, int max_attempts);
 
 /*
- * Expire stale leases, then claim the oldest queued job for `runner` with a
- * lease of `lease` seconds.  Returns 1 and fills *job when one was claimed,
- * 0 when the queue is empty, -1 on a database error.
+ * Expire stale leases, then claim the next due queued job (JOB_CLAIM_ORDER)
+ * for `runner` with a lease of `lease` seconds.  Returns 1 and fills *job
+ * when one was claimed, 0 when none is due, -1 on a database error.
  */
 int job_claim_next(struct db *db, const char *runner, int lease, int max_attempts,
 		   struct job *job);
-/* The same for one given job; 0 when it is not queued (running, done, ...). */
+/*
+ * Where a queued job stands: 1 is the next a runner takes (jobs that wait
+ * for a time count after the due ones); 0 when it is not queued.
+ */
+int job_queue_position(struct db *db, sqlite3_int64 id, long now);
+/* When the next queued job that is not due yet becomes due (0: none waits). */
+long job_next_due(struct db *db, long now);
+/* The same for one given job, due or not; 0 when it is not queued (running, done, ...). */
 int job_claim_id(struct db *db, sqlite3_int64 id, const char *runner, int lease,
 		 int max_attempts, struct job *job);
 
@@ -126,6 +154,18 @@ int job_finish(const struct job *job, struct db *db, const struct job_outcome *o
 	       int max_attempts);
 /* End a cancelled job (the runner saw the cancel flag). */
 int job_finish_cancelled(const struct job *job, struct db *db);
+
+/* The delay before try `tries` + 1 of a job that failed `tries` times ([runner] retry_delay). */
+long job_retry_delay(int tries);
+
+/*
+ * `bugbridge job retry`: a job that ended in infra-error is queued again
+ * (same id, its stages kept, a fresh round of [runner] max_attempts
+ * tries); a queued job waiting for a retry delay or a budget becomes due
+ * now.  -1 with *err saying why for any other (a verdict stands: queue a
+ * new job for a re-run).
+ */
+int job_retry(struct db *db, sqlite3_int64 id, struct buf *err);
 
 /*
  * `bugbridge job cancel`: a queued job is cancelled at once, a running one

@@ -182,6 +182,10 @@ json_object *job_record_json(const struct job_record *rec)
 	put(o, "created_at", json_object_new_int64(rec->created_at));
 	put(o, "started_at", int_or_null(rec->started_at));
 	put(o, "finished_at", int_or_null(rec->finished_at));
+	put(o, "account", json_object_new_string(rec->account));
+	put(o, "lane", json_object_new_string(job_lane_name(rec->lane)));
+	put(o, "not_before", int_or_null(rec->not_before));
+	put(o, "held", str_or_null(rec->held));
 	put(o, "candidate", candidate(rec));
 	put(o, "stages", stages(rec));
 	put(o, "test_results", tests(rec));

@@ -22,7 +22,7 @@ DB_SQL(sql_jr_job,
        " IFNULL(c.kind, ''), IFNULL(c.sha256, ''), IFNULL(c.patch_count, 0),"
        " CASE WHEN ?2 THEN c.content END, j.reach, IFNULL(j.reach_changed, 0),"
        " IFNULL(j.reach_reached, 0), j.fault, j.base_reason, j.purpose,"
-       " j.boot_args"
+       " j.boot_args, j.account, j.lane, j.not_before, j.held"
        " FROM jobs j LEFT JOIN candidates c ON c.id = j.candidate_id WHERE j.id = ?1");
 DB_SQL(sql_jr_stages,
        "SELECT attempt, variant, stage, started_at, finished_at, status, detail"
@@ -103,6 +103,10 @@ static void fill_row(sqlite3_stmt *st, sqlite3_int64 id, struct job_record *rec)
 	rec->base_reason = col_str(st, 32);
 	rec->purpose = col_dup(st, 33);
 	rec->boot_args = col_str(st, 34);
+	rec->account = col_dup(st, 35);
+	rec->lane = sqlite3_column_int(st, 36);
+	rec->not_before = sqlite3_column_int64(st, 37);
+	rec->held = col_str(st, 38);
 }
 
 /* 1 loaded, 0 no such job, -1 error. */
@@ -317,6 +321,8 @@ void job_record_release(struct job_record *rec)
 	free(rec->kernel_version);
 	free(rec->log_dir);
 	free(rec->reach);
+	free(rec->account);
+	free(rec->held);
 	memset(rec, 0, sizeof(*rec));
 }
 
@@ -346,4 +352,9 @@ bool job_record_failed(const struct job_record *rec, const char *variant)
 		if (!strcmp(rec->sigs[i].variant, variant))
 			return true;
 	return false;
+}
+
+const char *job_lane_name(int lane)
+{
+	return lane == 0 ? "allowed" : lane == 2 ? "follow-up" : "first";
 }

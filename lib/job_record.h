@@ -90,6 +90,11 @@ struct job_record {
 	/* Did the run execute the patch's changed lines?  reach NULL: not measured. */
 	char *reach;
 	int reach_changed, reach_reached;
+	/* Its place in the queue (schema/0020_queue.sql): "" is the operator's account. */
+	char *account;
+	int lane;			/* 0 allow_commands, 1 first verdict, 2 follow-up */
+	long long not_before;		/* queued: not claimed before (0: due) */
+	char *held;			/* why it waits for a budget (NULL: it does not) */
 	struct job_record_candidate cand;
 
 	struct job_record_stage *stages;	/* in the order they ran */
@@ -117,6 +122,8 @@ void job_record_release(struct job_record *rec);
 
 /* s, or "" for a NULL column. */
 static inline const char *job_str(const char *s) { return s ? s : ""; }
+/* A lane in words: "allowed", "first", "follow-up" (job_queue.h). */
+const char *job_lane_name(int lane);
 
 /* Does variant have test results or signatures?  (needs TESTS and SIGS) */
 bool job_record_ran(const struct job_record *rec, const char *variant);

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void runner_name(struct buf *out)
@@ -49,6 +50,29 @@ static void runner_name(struct buf *out)
 	}
 	gethostname(host, sizeof(host) - 1);
 	buf_addf(out, "%s:%d", host, (int)getpid());
+}
+
+/* --once found nothing to do: say whether something waits, and until when. */
+static void no_job_due(struct db *db)
+{
+	long now = (long)time(NULL), due = job_next_due(db, now);
+	char at[32];
+	time_t t = (time_t)due;
+
+	if (!due) {
+		log_info("runner: no queued job");
+		return;
+	}
+	strftime(at, sizeof(at), "%Y-%m-%d %H:%M:%S", gmtime(&t));
+	log_info("runner: no job due; the next is due at %s UTC (in %ld s)", at, due - now);
+}
+
+/* How long an idle runner sleeps unless woken: 10 s, or until the next job is due. */
+static int wait_ms(struct db *db)
+{
+	long now = (long)time(NULL), due = job_next_due(db, now);
+
+	return due && due - now < 10 ? (int)(due - now) * 1000 + 100 : 10 * 1000;
 }
 
 static int runner_loop(struct db *db, const struct runner_opts *opts,
@@ -80,14 +104,15 @@ static int runner_loop(struct db *db, const struct runner_opts *opts,
 				break;
 			}
 			if (opts->once) {
-				log_info("runner: no queued job");
+				no_job_due(db);
 				break;
 			}
 			/*
-			 * Woken when a job is queued (wake.h); the timeout only
-			 * catches a job whose runner died and whose lease ran out.
+			 * Woken when a job is queued (wake.h); the timeout
+			 * catches a job whose runner died and whose lease ran
+			 * out, and one whose retry delay or budget day came.
 			 */
-			wake_wait(&wake, 10 * 1000);
+			wake_wait(&wake, wait_ms(db));
 			continue;
 		}
 		if (run_job(db, &job, stop))

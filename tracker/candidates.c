@@ -46,7 +46,10 @@ struct cand {
 
 /*
  * Record c (hashing its normalised diff, or the raw bytes if none) and,
- * when its author may run patches without asking, queue a job.
+ * when its author may run patches without asking, queue a job for that
+ * account (job_submit: its budgets, and [queue] max_mbox_patches, which
+ * job_queue.c checks for every path; a patch held or refused is said on
+ * the bug from there).
  */
 static int add(struct db *db, const struct cand *c, bool auto_test, bool *created)
 {
@@ -54,7 +57,9 @@ static int add(struct db *db, const struct cand *c, bool auto_test, bool *create
 	struct patch_info info;
 	char hex[SHA256_HEX_LEN];
 	sqlite3_stmt *st = db_stmt(db, sql_candidate_add);
-	struct job_spec spec = { .bug_id = c->bug_id, .with_baseline = true };
+	struct job_spec spec = { .bug_id = c->bug_id, .with_baseline = true,
+				 .account = c->author };
+	struct job_admission adm;
 	int ret = -1;
 
 	*created = false;
@@ -93,9 +98,9 @@ static int add(struct db *db, const struct cand *c, bool auto_test, bool *create
 	}
 	log_info("candidates: bug %ld: new %s candidate from %s %ld (%s)", c->bug_id,
 		 info.kind == PATCH_MBOX ? "mbox" : "patch", c->source, c->source_id, c->name);
-	if (job_enqueue(db, &spec, NULL))
+	if (job_submit(db, &spec, &adm))
 		goto out;
-	*created = true;
+	*created = adm.admit != JOB_REFUSED;
 	ret = 0;
 out:
 	buf_release(&norm);

@@ -11,9 +11,12 @@
  * Its identity is the sha256 of the normalised patch (patch_normalise), so
  * the same change attached twice, or attached and pasted, is one candidate
  * (UNIQUE (bug_id, sha256)).  A new candidate queues one job (with a
- * baseline run) through job_enqueue(), in the caller's transaction, when
+ * baseline run) through job_submit(), in the caller's transaction, when
  * its author may run patches without asking (auto_test: [triage]
- * test_from, trust.h); otherwise it waits for "bugbridge: test N".
+ * test_from, trust.h); otherwise it waits for "bugbridge: test N".  The
+ * job is its author's: it meets that account's and the bug's budgets, and
+ * an mbox over [queue] max_mbox_patches is not queued (job_queue.h; the
+ * bug is told).  The candidate is stored either way.
  *
  * Private comments and attachments (Bugzilla's is_private) are never
  * candidates: a result would quote or describe them where others can read.
@@ -25,7 +28,7 @@
 #include "bugzilla.h"
 #include "db.h"
 
-/* *created is set to true when a new candidate and its job were added. */
+/* *created is set to true when a new candidate and its job (due or held) were added. */
 int candidate_from_attachment(struct db *db, const struct bz_attachment *a, bool auto_test,
 			      bool *created);
 int candidate_from_comment(struct db *db, const struct bz_comment *c, bool is_ours,

@@ -246,7 +246,7 @@ static int answer_comment(struct db *db, sqlite3_int64 bug, sqlite3_int64 commen
 }
 
 static int run_test(struct db *db, sqlite3_int64 bug, sqlite3_int64 comment,
-		    const struct comment_cmd *c)
+		    const char *author, const struct comment_cmd *c)
 {
 	struct job_spec spec = { 0 };
 	struct buf msg = BUF_INIT;
@@ -266,10 +266,11 @@ static int run_test(struct db *db, sqlite3_int64 bug, sqlite3_int64 comment,
 	spec.candidate_id = cand;
 	spec.kind = c->kind == COMMENT_CMD_BISECT ? "bisect" : "test";
 	spec.with_baseline = true;
+	spec.account = author;	/* the asker's turn and budget (job_queue.h) */
 	return job_enqueue(db, &spec, NULL);
 }
 
-static int run_retest(struct db *db, sqlite3_int64 bug)
+static int run_retest(struct db *db, sqlite3_int64 bug, const char *author)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_cc_latest_job);
 	struct job_spec spec = { 0 };
@@ -287,6 +288,7 @@ static int run_retest(struct db *db, sqlite3_int64 bug)
 	/* without an earlier patch job, a retest is a fresh baseline run */
 	spec.bug_id = bug;
 	spec.with_baseline = true;
+	spec.account = author;
 	return job_enqueue(db, &spec, NULL);
 }
 
@@ -386,9 +388,9 @@ static int execute(struct db *db, sqlite3_int64 bug, sqlite3_int64 comment,
 	switch (c->kind) {
 	case COMMENT_CMD_TEST:
 	case COMMENT_CMD_BISECT:
-		return run_test(db, bug, comment, c);
+		return run_test(db, bug, comment, author, c);
 	case COMMENT_CMD_RETEST:
-		return run_retest(db, bug);
+		return run_retest(db, bug, author);
 	case COMMENT_CMD_IGNORE:
 		return run_ignore(db, bug);
 	}

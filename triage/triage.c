@@ -24,6 +24,7 @@
 #include "commands.h"
 #include "xalloc.h"
 #include "config.h"
+#include "job.h"
 #include "job_queue.h"
 #include "job_record.h"
 #include "log.h"
@@ -246,8 +247,7 @@ static int pending_jobs(struct db *db, sqlite3_int64 **ids, int *n)
 }
 
 DB_SQL(sql_tr_ack_jobs,
-       "SELECT j.id, j.bug_id, j.kind, IFNULL(c.name, ''),"
-       " (SELECT COUNT(*) FROM jobs q WHERE q.state = 'queued' AND q.id <= j.id)"
+       "SELECT j.id, j.bug_id, j.kind, IFNULL(c.name, '')"
        " FROM jobs j LEFT JOIN candidates c ON c.id = j.candidate_id"
        " JOIN bugs b ON b.id = j.bug_id"
        " WHERE j.state = 'queued' AND j.kind IN ('test', 'retest', 'bisect')"
@@ -278,7 +278,7 @@ static int acknowledge(struct db *db)
 			triage_add_clean(&text, db_col_text(st, 3), 200);
 		}
 		buf_addf(&text, "), number %d in the queue.\nThe result will be posted here."
-			 " Progress: ", sqlite3_column_int(st, 4));
+			 " Progress: ", job_queue_position(db, id, (long)time(NULL)));
 		triage_job_url(id, &text);
 		buf_addf(&marker, "bugbridge-ack: job %lld", (long long)id);
 		buf_addf(&text, "\n\n%s\n", marker.ptr);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "db.h"
 #include "job.h"
 #include "job_queue.h"
@@ -24,10 +25,13 @@ static struct db a, b;
 static int setup(void **state)
 {
 	struct buf err = BUF_INIT;
+	struct config c;
 	int applied;
 
 	(void)state;
 	log_open("/dev/null", LOG_ERROR);
+	config_init(&c);	/* the defaults: [runner] retry_delay and the like */
+	config_install(&c);
 	snprintf(dir, sizeof(dir), "/tmp/bbjobXXXXXX");
 	if (!mkdtemp(dir))
 		return -1;
