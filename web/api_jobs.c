@@ -4,7 +4,9 @@
  *   GET  /api/jobs?state=queued|running|done|cancelled&bug=N&limit=
  *   GET  /api/jobs/<id>        one job with stages, test results, signatures, logs
  *   GET  /api/jobs/<id>/kcidb  a finished job in KernelCI's KCIDB format (kcidb.h)
- *   GET  /api/queue            running and queued jobs with position and estimates
+ *   GET  /api/queue            running and queued jobs in claim order, with position,
+ *                              estimates, account, lane and what they wait for;
+ *                              each account's use of the day's budget
  *   POST /api/jobs             queue a job (bearer token); body:
  *        {"bug_id": 9370, "candidate_id": 12, "kind": "retest",
  *         "with_baseline": true, "patch_count": 0}
@@ -122,13 +124,54 @@ int api_job(struct http_request *req, struct http_response *resp)
 	return rc;
 }
 
+/* Whose a queued job is and what it waits for. */
+static void queue_place(struct json_object *e, const struct queue_entry *qe)
+{
+	json_object_object_add(e, "purpose", json_object_new_string(qe->purpose));
+	json_object_object_add(e, "account", json_object_new_string(qe->account));
+	json_object_object_add(e, "lane", json_object_new_string(job_lane_name(qe->lane)));
+	json_object_object_add(e, "not_before", qe->not_before ?
+			       json_object_new_int64(qe->not_before) : NULL);
+	json_object_object_add(e, "held", qe->held[0] ? json_object_new_string(qe->held) : NULL);
+}
+
+static struct json_object *accounts_json(const struct queue_accounts *qa)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+	json_object_object_add(o, "day", json_object_new_string(qa->day));
+	json_object_object_add(o, "account_jobs_per_day", json_object_new_int64(qa->account_budget));
+	json_object_object_add(o, "bug_jobs_per_day", json_object_new_int64(qa->bug_budget));
+	for (int i = 0; i < qa->n; i++) {
+		const struct queue_account *u = &qa->v[i];
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "account", json_object_new_string(u->account));
+		json_object_object_add(e, "today", json_object_new_int(u->today));
+		json_object_object_add(e, "budget", u->limited ?
+				       json_object_new_int64(qa->account_budget) : NULL);
+		json_object_object_add(e, "queued", json_object_new_int(u->queued));
+		json_object_object_add(e, "waiting", json_object_new_int(u->waiting));
+		json_object_object_add(e, "running", json_object_new_int(u->running));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, "accounts", a);
+	return o;
+}
+
 int api_queue(struct http_request *req, struct http_response *resp)
 {
 	struct json_object *o, *a;
+	struct queue_accounts qa;
 	struct queue q;
+	time_t now = time(NULL);
 
-	if (queue_load(req->db, time(NULL), &q))
+	if (queue_load(req->db, now, &q))
 		return -1;
+	if (queue_accounts_load(req->db, now, &qa)) {
+		queue_release(&q);
+		return -1;
+	}
 	o = json_object_new_object();
 	a = json_object_new_array();
 	for (int i = 0; i < q.n; i++) {
@@ -140,6 +183,7 @@ int api_queue(struct http_request *req, struct http_response *resp)
 				       json_object_new_int64(qe->bug_id) : NULL);
 		json_object_object_add(e, "state", json_object_new_string(qe->state));
 		json_object_object_add(e, "kind", json_object_new_string(qe->kind));
+		queue_place(e, qe);
 		if (!strcmp(qe->state, "running")) {
 			json_object_object_add(e, "stage", json_object_new_string(qe->stage));
 			json_object_object_add(e, "elapsed", json_object_new_int64(qe->elapsed));
@@ -155,7 +199,9 @@ int api_queue(struct http_request *req, struct http_response *resp)
 	json_object_object_add(o, "typical_job_seconds", json_object_new_int64(q.typical));
 	json_object_object_add(o, "slots", json_object_new_int(q.slots));
 	json_object_object_add(o, "jobs", a);
+	json_object_object_add(o, "budgets", accounts_json(&qa));
 	queue_release(&q);
+	queue_accounts_release(&qa);
 	return api_send(resp, 200, o);
 }
 

@@ -60,6 +60,7 @@ static const struct route routes[] = {
 	{ "GET", "/bug/", ROUTE_PREFIX, page_bug, 0, false },
 	{ "GET", "/job/", ROUTE_PREFIX, page_job, 0, false },
 	{ "GET", "/stats", ROUTE_EXACT, page_stats, 0, false },
+	{ "GET", "/queue", ROUTE_EXACT, page_queue, 0, false },
 	{ "GET", "/digests", ROUTE_EXACT, page_digests, 0, false },
 	{ "GET", "/feed.atom", ROUTE_EXACT, page_feed, 0, false },
 	{ "GET", "/style.css", ROUTE_EXACT, page_style, 0, false },

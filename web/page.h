@@ -10,7 +10,8 @@
  *   page_stats.c      /stats                  inline SVG charts + tables
  *   page_digests.c    /digests
  *   page_static.c     /style.css (embedded), /healthz
- *   page_queue.c      queue position and estimated start/finish (pages + API)
+ *   page_queue.c      /queue; queue order, position and estimated start/finish,
+ *                     each account's use (pages + API)
  *   artifacts.c       /artifacts/<token>/<name>: what a LAVA worker boots
  *   feed.c            /feed.atom
  *   api_*.c           /api/...
@@ -37,6 +38,7 @@ int page_style(struct http_request *req, struct http_response *resp);
 int page_healthz(struct http_request *req, struct http_response *resp);
 int page_artifact(struct http_request *req, struct http_response *resp);
 int page_feed(struct http_request *req, struct http_response *resp);
+int page_queue(struct http_request *req, struct http_response *resp);
 
 int api_bugs(struct http_request *req, struct http_response *resp);
 int api_bug(struct http_request *req, struct http_response *resp);
@@ -84,13 +86,19 @@ void page_base_url(struct buf *out);
 
 /*
  * The queue with estimates from recent stage durations (page_queue.c).
- * Running jobs first (by start), then queued jobs in claim order.
+ * Running jobs first (by start), then queued jobs in claim order (lib
+ * job.h's JOB_CLAIM_ORDER), those waiting for a time last, by that time.
  */
 struct queue_entry {
 	sqlite3_int64 job_id, bug_id;
 	char state[12];			/* running | queued */
 	char stage[16];			/* running: current stage */
 	char kind[16];
+	char purpose[16];		/* "", backtest, release */
+	char account[128];		/* "": the operator's */
+	int lane;			/* 0 allow_commands, 1 first verdict, 2 follow-up */
+	time_t not_before;		/* queued: waits until then (0: due) */
+	char held[200];			/* waiting for a budget: why ("" : not) */
 	long elapsed;			/* running: seconds since start */
 	int position;			/* queued: 1 = next */
 	time_t est_start, est_finish;	/* 0: no estimate (no history yet) */
@@ -103,6 +111,22 @@ struct queue {
 };
 int queue_load(struct db *db, time_t now, struct queue *q);
 void queue_release(struct queue *q);
+
+/* Each account's use of the queue today (UTC), for /queue and /api/queue. */
+struct queue_account {
+	char account[128];		/* "": the operator's */
+	int today;			/* first verdicts counted against today's budget */
+	int queued, waiting, running;	/* waiting: queued, not due yet */
+	bool limited;			/* the account's budget applies to it */
+};
+struct queue_accounts {
+	struct queue_account *v;
+	int n;
+	char day[11];			/* today, UTC */
+	long account_budget, bug_budget;	/* [queue] ..._jobs_per_day (0: none) */
+};
+int queue_accounts_load(struct db *db, time_t now, struct queue_accounts *a);
+void queue_accounts_release(struct queue_accounts *a);
 
 /*
  * The numbers behind /stats and /api/stats (page_stats.c).  Months run from

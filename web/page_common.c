@@ -29,6 +29,7 @@ void page_begin(struct buf *out, const char *title, int refresh_seconds)
 		   "</head>\n<body>\n<header><nav>"
 		   "<a class=\"brand\" href=\"/\">bugbridge</a>"
 		   "<a href=\"/\">Overview</a>"
+		   "<a href=\"/queue\">Queue</a>"
 		   "<a href=\"/stats\">Statistics</a>"
 		   "<a href=\"/digests\">Digests</a>"
 		   "<a href=\"/feed.atom\">Feed</a>"

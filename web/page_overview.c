@@ -131,7 +131,7 @@ static int queue(struct db *db, struct buf *out, time_t now)
 
 	if (queue_load(db, now, &q))
 		return -1;
-	buf_addstr(out, "<section>\n<h2>Queue</h2>\n");
+	buf_addstr(out, "<section>\n<h2><a href=\"/queue\">Queue</a></h2>\n");
 	if (q.typical) {
 		buf_addstr(out, "<p class=\"note\">Estimates assume ");
 		page_duration(out, q.typical);
