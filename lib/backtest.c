@@ -5,6 +5,7 @@
 #include "bases.h"
 #include "job_record.h"
 #include "log.h"
+#include "text_table.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -158,18 +159,32 @@ int backtest_fixes(struct db *db, sqlite3_int64 bug_id, sqlite3_int64 **ids, int
 
 void backtest_text(const struct backtest *bt, struct buf *out)
 {
-	buf_addf(out, "%-8s %-10s %-7s %-8s %-40s %s\n", "Series", "Kernel", "Job", "Applies",
-		 "Unpatched", "Patched");
+	static const char *const head[] = { "Series", "Kernel", "Job", "Applies", "Unpatched",
+					    "Patched" };
+	struct text_table t;
+
+	/* each column as wide as its widest cell: a long list of failing tests shifts nothing */
+	text_table_init(&t, 6);
+	text_table_add(&t, head);
 	for (int i = 0; i < bt->n; i++) {
 		const struct backtest_row *r = &bt->rows[i];
-		char job[24];
+		struct buf job = BUF_INIT, patched = BUF_INIT;
+		const char *cells[6];
 
-		snprintf(job, sizeof(job), "%lld", (long long)r->job_id);
-		buf_addf(out, "%-8.8s %-10.10s %-7s %-8s %-40.60s %.60s", r->series,
-			 *r->kernel_version ? r->kernel_version : "-", job,
-			 strcmp(r->state, "done") ? r->state : r->applies, r->unpatched, r->patched);
+		buf_addf(&job, "%lld", (long long)r->job_id);
+		buf_addstr(&patched, r->patched);
 		if (*r->change)
-			buf_addf(out, " (%.12s)", r->change);
-		buf_addch(out, '\n');
+			buf_addf(&patched, " (%.12s)", r->change);
+		cells[0] = r->series;
+		cells[1] = *r->kernel_version ? r->kernel_version : "-";
+		cells[2] = job.ptr;
+		cells[3] = strcmp(r->state, "done") ? r->state : r->applies;
+		cells[4] = r->unpatched;
+		cells[5] = patched.ptr;
+		text_table_add(&t, cells);
+		buf_release(&job);
+		buf_release(&patched);
 	}
+	text_table_render(&t, "  ", out);
+	text_table_release(&t);
 }

@@ -44,7 +44,11 @@ void backtest_release(struct backtest *bt);
 /* The fix jobs of a bug that have back-tests, newest first; *n how many. */
 int backtest_fixes(struct db *db, sqlite3_int64 bug_id, sqlite3_int64 **ids, int *n);
 
-/* Pure: the matrix as a plain-text table (fixed columns, for a comment). */
+/*
+ * Pure: the matrix as a plain-text table for a comment, indented by two
+ * blanks, each column as wide as its widest cell (lib/text_table.h), so
+ * that a long list of failing tests moves no column.
+ */
 void backtest_text(const struct backtest *bt, struct buf *out);
 
 #endif

@@ -7,7 +7,7 @@
 # fix-verified.  More cycles post nothing twice.
 . "$(dirname "$0")/lib/test-lib.sh"
 [ -x "$BB_BUILD/bz-standin" ] || skip_all "no bz-standin in $BB_BUILD"
-plan 26
+plan 28
 
 BOT=botkey0123456789abcdefghijABCDEFGHIJ0001
 port=$(free_port)
@@ -83,7 +83,8 @@ like "comment leads with what changed" "$text" "^bugbridge FAIL->PASS: this patc
 like "comment names the patch and its sha256" "$text" "0001-scsi-revert-get-rid-of-scsi_cmnd-done.patch"
 like "comment gives kernel, version, accelerator and time" "$text" "linux-source-6.1, 6.1.158"
 like "comment says KVM and the duration" "$text" "KVM, 7m12s"
-like "comment has the test table" "$text" "^  sr-capacity +FAIL +PASS$"
+like "comment shows the test that changed" "$text" "^  FAIL +PASS +sr-capacity$"
+like "and counts the one that did not" "$text" "^  1 more test passes on both\\.$"
 like "comment links the job page" "$text" "http://bugbridge.example/job/$job"
 is "whiteboard mirrors the state" "$(whiteboard)" "[bugbridge: fix-candidate]"
 retest=$(sql "SELECT id FROM jobs WHERE kind = 'retest' AND parent_id = $job AND state = 'queued'")
@@ -104,7 +105,8 @@ is "whiteboard follows" "$(whiteboard)" "[bugbridge: fix-verified]"
 is "the re-run's result comment arrived once" "$(count_comments "bugbridge-result: job $retest")" 1
 text=$(comment_text "bugbridge-result: job $retest")
 like "it says the fix holds on a re-run" "$text" "^bugbridge PASS again on a re-run: the fix holds"
-like "and that it ran on TCG" "$text" "Run: +TCG \\(re-run\\)"
+like "and that it ran on TCG, re-running the fix's job" "$text" "^Run: +TCG \\(re-run of job $job\\)$"
+like "with the same verdicts" "$text" "^All 2 tests pass, as in job $job\\.$"
 status=$(curl -s "$B/rest/bug/9370?include_fields=status" | python3 -c 'import json,sys; print(json.load(sys.stdin)["bugs"][0]["status"])')
 is "status untouched without [triage] set_status" "$status" UNCONFIRMED
 is "nothing failed in the outbox" "$(sql "SELECT COUNT(*) FROM outbox WHERE state <> 'sent'")" 0

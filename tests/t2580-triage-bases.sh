@@ -25,7 +25,7 @@ command -v apt-cache >/dev/null || skip_all "no apt-cache (the archive's release
 older=$(apt-cache madison linux-source-6.1 2>/dev/null | awk '{ print $3 }' |
 	sed 's/-[^-]*$//' | sort -u -V | awk -F. '$3 < 192' | wc -l)
 [ "$older" -ge 3 ] || skip_all "the archive lists fewer than 3 releases of 6.1 before 6.1.192"
-plan 31
+plan 34
 
 ADMIN=admkey0123456789abcdefghijABCDEFGHIJ0000
 BOT=$BOT_KEY
@@ -112,7 +112,9 @@ every = never
 [runner]
 kernel_source = $TMP/src/linux-source-{series}.tar.xz
 EOF
-web_up() { bg web bbd --config "$TMP/web.conf"; wait_port "$WEB_PORT" 20 || diag "$(cat "$TMP/web.log")"; }
+# the binary itself, not the bbd function: kill must reach it, or its cycles
+# (on a tracker that is away) would go on beside this test's
+web_up() { bg web "$BB_BUILD/bugbridged" --config "$TMP/web.conf"; wait_port "$WEB_PORT" 20 || diag "$(cat "$TMP/web.log")"; }
 web_down() { kill "$PID_web"; wait "$PID_web" 2>/dev/null; }
 web_up
 page=$(curl -s "http://127.0.0.1:$WEB_PORT/job/$(job_of "$b612")")
@@ -121,6 +123,8 @@ like "the job page shows the base and why" "$page" \
 web_down
 
 # 9370's fix on 6.1: FAIL->PASS, the baseline failing sr-capacity on 6.1.192
+# (on 6.12 also a test of a 60-character name, which must move no column)
+long=lying-device-a-test-name-of-exactly-sixty-characters-long-xx
 fix=$(job_of 9370)
 sql "UPDATE jobs SET state = 'cancelled' WHERE state = 'queued' AND id <> $fix;
 UPDATE jobs SET state = 'done', verdict = 'pass', change = 'FAIL->PASS', accel = 'tcg',
@@ -141,7 +145,8 @@ like "the failing baseline starts a release bisection at the oldest release" "$2
 sql "UPDATE jobs SET state = 'done', verdict = 'pass', change = 'FAIL->PASS', kernel_version = '6.12.118'
 	WHERE id = $bt;
 INSERT INTO test_results (job_id, variant, name, status, change) VALUES
-	($bt, 'baseline', 'sr-capacity', 'fail', NULL), ($bt, 'patched', 'sr-capacity', 'pass', 'FAIL->PASS');"
+	($bt, 'baseline', 'sr-capacity', 'fail', NULL), ($bt, 'patched', 'sr-capacity', 'pass', 'FAIL->PASS'),
+	($bt, 'baseline', '$long', 'fail', NULL), ($bt, 'patched', '$long', 'pass', 'FAIL->PASS');"
 
 # the runner's part for the release steps: releases older than the 3rd pass
 releases=$(sql "SELECT releases FROM release_bisections WHERE root_job = $fix")
@@ -159,13 +164,25 @@ while :; do
 	INSERT INTO test_results (job_id, variant, name, status) VALUES ($1, 'patched', 'sr-capacity', '$s')"
 done
 text=$(comments 9370 "bugbridge-backtest: job $fix")
-like "one matrix comment: 6.1's row" "$text" "6\\.1 +6\\.1\\.192 +$fix +yes +FAIL \\(sr-capacity\\) +PASS"
-like "  and 6.12's" "$text" "6\\.12 +6\\.12\\.118 +$bt +yes +FAIL \\(sr-capacity\\) +PASS"
+diag "the back-test comment:" "$text"
+like "one matrix comment, the verdict first" "$text" "^bugbridge back-test of the fix: works on 6\\.1 and 6\\.12$"
+like "  6.1's row" "$text" "^  6\\.1 +6\\.1\\.192 +$fix +yes +FAIL \\(sr-capacity\\) +PASS \\(FAIL->PASS\\)$"
+like "  and 6.12's" "$text" "^  6\\.12 +6\\.12\\.118 +$bt +yes +FAIL \\($long, sr-capacity\\) +PASS \\(FAIL->PASS\\)$"
+is "  the long name moves no column: Patched starts where its cells do" "$(printf '%s\n' "$text" | python3 -c '
+import sys
+lines = sys.stdin.read().split("\n")
+head = [l for l in lines if l.startswith("  Series ")][0]
+rows = [l for l in lines if l.startswith("  6.")]
+cols = [head.index(w) for w in ("Kernel", "Job", "Applies", "Unpatched", "Patched")]
+print("aligned" if len(rows) == 2 and all(r[c - 1] == " " and r[c] != " " for r in rows for c in cols)
+      else "shifted: " + repr(rows))')" aligned
 is "  posted once" "$(count 9370 "bugbridge-backtest: job $fix")" 1
 second=$(echo "$releases" | cut -d' ' -f2)
 text=$(comments 9370 "bugbridge-releases: job $fix")
 like "the release bisection names the range" "$text" "sr-capacity was introduced between $second and $third"
 like "  offers a regzbot line" "$text" "#regzbot introduced: v${second%-*}\\.\\.v${third%-*}"
+like "  names the range of releases, not each" "$text" \
+	"^Releases:  [0-9]+ of linux-source-6\\.1 in the archive, [^ ]+ to [^ ]+, then 6\\.1\\.192; $steps built$"
 is "  within 1 + log2 of the releases in builds" \
 	"$([ $steps -ge 2 ] && [ $steps -le 4 ] && echo yes || echo "no: $steps")" yes
 is "  posted once" "$(count 9370 "bugbridge-releases: job $fix")" 1
@@ -193,7 +210,7 @@ is "no step queued afterwards" "$(sql "SELECT COUNT(*) FROM jobs WHERE purpose =
 web_up
 page=$(curl -s "http://127.0.0.1:$WEB_PORT/bug/9370")
 like "the bug page has the back-test matrix" "$page" "<h3>Back-test of the fix in <a href=\"/job/$fix\">job $fix</a></h3>"
-like "  with 6.12's row" "$page" "<td>6\\.12</td><td>6\\.12\\.118</td><td><a href=\"/job/$bt\">$bt</a></td><td>yes</td><td>FAIL \\(sr-capacity\\)</td><td>PASS</td>"
+like "  with 6.12's row" "$page" "<td>6\\.12</td><td>6\\.12\\.118</td><td><a href=\"/job/$bt\">$bt</a></td><td>yes</td><td>FAIL \\($long, sr-capacity\\)</td><td>PASS</td>"
 like "  and the release range with its regzbot line" "$page" \
 	"<code class=\"regzbot\">#regzbot introduced: v${second%-*}\\.\\.v${third%-*}</code>"
 

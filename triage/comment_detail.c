@@ -21,7 +21,9 @@
  *   baseline[ (cached)]: <verdict>: ...               ->  baseline: verdict
  *   our own fixed sentences (no KTAP results, console cut)
  *
- * At most DETAIL_LINES lines.  The apply-failed detail is triage_hunk.c's
+ * At most DETAIL_LINES lines.  When the suite ran (a pass or fail verdict),
+ * the comment's tests say the counts, the baseline and which tests failed:
+ * then only our own sentences are shown, and nothing is counted.  The apply-failed detail is triage_hunk.c's
  * (the patch's own lines, which its author wrote and the comment may show).
  */
 #include "triage_comment.h"
@@ -219,16 +221,19 @@ static bool fixed_sentence(const char *s, struct buf *out)
 	return false;
 }
 
-/* One line of the detail rebuilt into out; false (out untouched) when of no known shape. */
-static bool parse_line(const char *s, struct buf *out)
+/*
+ * One line of the detail rebuilt into out; false (out untouched) when of no
+ * known shape.  suite_ran: only our own sentences (the tests say the rest).
+ */
+static bool parse_line(const char *s, bool suite_ran, struct buf *out)
 {
 	bool (*const shapes[])(const char *, struct buf *) = {
-		compiler_error, undefined_reference, make_error, test_count, panic_line,
-		timeout_line, baseline_line, fixed_sentence,
+		fixed_sentence, compiler_error, undefined_reference, make_error, test_count,
+		panic_line, timeout_line, baseline_line,
 	};
-	size_t before = out->len;
+	size_t before = out->len, n = suite_ran ? 1 : sizeof(shapes) / sizeof(shapes[0]);
 
-	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (shapes[i](s, out))
 			return true;
 		buf_setlen(out, before);
@@ -236,7 +241,7 @@ static bool parse_line(const char *s, struct buf *out)
 	return false;
 }
 
-void triage_add_detail(struct buf *out, const char *detail)
+void triage_add_detail(struct buf *out, const char *detail, bool suite_ran)
 {
 	struct buf line = BUF_INIT, shown = BUF_INIT;
 	int n = 0, left_out = 0;
@@ -251,15 +256,15 @@ void triage_add_detail(struct buf *out, const char *detail)
 			size_t at = shown.len;
 
 			buf_addstr(&shown, n ? "          " : "Detail:   ");
-			if (parse_line(line.ptr, &shown)) {
+			if (parse_line(line.ptr, suite_ran, &shown)) {
 				buf_addch(&shown, '\n');
 				n++;
 			} else {
 				buf_setlen(&shown, at);
-				left_out++;
+				left_out += !suite_ran;
 			}
 		} else if (line.len) {
-			left_out++;
+			left_out += !suite_ran;
 		}
 		p += len + (p[len] == '\n');
 	}

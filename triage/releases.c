@@ -42,7 +42,7 @@ DB_SQL(sql_rb_insert,
        "INSERT INTO release_bisections (root_job, bug_id, series, tests, releases, bad)"
        " VALUES (?, ?, ?, ?, ?, ?)");
 DB_SQL(sql_rb_get,
-       "SELECT series, tests, releases, state, bad FROM release_bisections WHERE root_job = ?");
+       "SELECT series, tests, releases, state FROM release_bisections WHERE root_job = ?");
 DB_SQL(sql_rb_finish,
        "UPDATE release_bisections SET state = ?2, good = ?3, bad = ?4, builds = ?5,"
        " summary = ?6, regzbot = ?7, finished_at = strftime('%s', 'now')"
@@ -178,14 +178,19 @@ static int finish(struct db *db, struct rb *s, const char *state, const char *su
 	if (db_step_done(db, st))
 		goto out;
 	buf_addf(&marker, "bugbridge-releases: job %lld", (long long)s->root->id);
-	buf_addf(&text, "bugbridge release bisection: %s\n\nJudged on: ", summary);
+	buf_addstr(&text, "bugbridge release bisection: ");
+	triage_add_clean(&text, summary, 400);
+	buf_addstr(&text, "\n\nJudged on: ");
 	triage_add_clean(&text, s->tests.ptr, 300);
 	buf_addf(&text, " (failed on the unpatched %s of job %lld)\nReleases:  ",
 		 s->root_version.ptr, (long long)s->root->id);
-	for (int i = 0; i < s->n; i++)
-		buf_addf(&text, "%s ", s->rel[i]);
-	buf_addf(&text, "(Debian's " BASE_PKG "%s in the archive), then %s\nBuilt:     %d"
-		 " release(s)\n", s->series, s->root_version.ptr, s->builds);
+	/* the range, not every version: the bug page lists them */
+	if (s->n > 1)
+		buf_addf(&text, "%d of " BASE_PKG "%s in the archive, %s to %s", s->n, s->series,
+			 s->rel[0], s->rel[s->n - 1]);
+	else
+		buf_addf(&text, BASE_PKG "%s %s in the archive", s->series, s->rel[0]);
+	buf_addf(&text, ", then %s; %d built\n", s->root_version.ptr, s->builds);
 	if (regzbot)
 		buf_addf(&text, "\nTo track it with regzbot, a maintainer can send this line to"
 			 " the list:\n%s\n", regzbot);
@@ -369,7 +374,8 @@ static int rb_load(struct db *db, const struct job_record *root, struct rb *s)
 		snprintf(s->series, sizeof(s->series), "%s", db_col_text(st, 0));
 		buf_addstr(&s->tests, db_col_text(st, 1));
 		split_words(db_col_text(st, 2), &s->rel, &s->n);
-		buf_addstr(&s->root_version, db_col_text(st, 4));
+		/* the root's own kernel, not the row's "bad", which the search moves */
+		buf_addstr(&s->root_version, job_str(root->kernel_version));
 	}
 	sqlite3_reset(st);
 	s->bad = s->n;
@@ -378,22 +384,46 @@ static int rb_load(struct db *db, const struct job_record *root, struct rb *s)
 	return rc == SQLITE_ROW && s->root_version.len ? 1 : 0;
 }
 
+/* "a", "a, b", "a, b, c and 4 more": the judged tests, for the verdict line. */
+static void tests_named(const struct rb *s, struct buf *out)
+{
+	const char *p = s->tests.ptr;
+	int n = 0;
+
+	while (*p && n < 3) {
+		size_t len = strcspn(p, ",");
+
+		buf_addf(out, "%s%.*s", n++ ? ", " : "", (int)len, p);
+		p += len;
+		p += strspn(p, ", ");
+	}
+	if (*p) {
+		int more = 1;
+
+		for (; *p; p++)
+			more += *p == ',';
+		buf_addf(out, " and %d more", more);
+	}
+}
+
 /* The answer once the search has one; else the next release to build. */
 static int decide(struct db *db, struct rb *s)
 {
 	struct buf summary = BUF_INIT, regz = BUF_INIT, a = BUF_INIT, b = BUF_INIT;
+	struct buf tests = BUF_INIT;
 	const char *first_bad = s->bad < s->n ? s->rel[s->bad] : s->root_version.ptr;
 	int ret;
 
+	tests_named(s, &tests);
 	if (s->bad == 0) {
-		buf_addf(&summary, "%s %s in every available release of %s since %s", s->tests.ptr,
+		buf_addf(&summary, "%s %s in every available release of %s since %s", tests.ptr,
 			 strchr(s->tests.ptr, ',') ? "fail" : "fails", s->series, first_bad);
 		ret = finish(db, s, "done", summary.ptr, NULL);
 		goto out;
 	}
 	if (s->stuck >= 0 && (s->good < 0 || (s->stuck > s->good && s->stuck < s->bad))) {
 		buf_addf(&summary, "stopped: release %s gave no verdict on %s (%s)",
-			 s->rel[s->stuck], s->tests.ptr, s->stuck_why.ptr);
+			 s->rel[s->stuck], tests.ptr, s->stuck_why.ptr);
 		ret = finish(db, s, "stopped", summary.ptr, NULL);
 		goto out;
 	}
@@ -404,7 +434,7 @@ static int decide(struct db *db, struct rb *s)
 	upstream(s->rel[s->good], &a);
 	upstream(first_bad, &b);
 	buf_addf(&regz, "#regzbot introduced: v%s..v%s", a.ptr, b.ptr);
-	buf_addf(&summary, "%s %s introduced between %s and %s", s->tests.ptr,
+	buf_addf(&summary, "%s %s introduced between %s and %s", tests.ptr,
 		 strchr(s->tests.ptr, ',') ? "were" : "was", s->rel[s->good], first_bad);
 	if (s->bad - s->good <= 1) {
 		ret = finish(db, s, "done", summary.ptr, regz.ptr);
@@ -418,6 +448,7 @@ static int decide(struct db *db, struct rb *s)
 	}
 out:
 	buf_release(&summary);
+	buf_release(&tests);
 	buf_release(&regz);
 	buf_release(&a);
 	buf_release(&b);

@@ -138,7 +138,7 @@ static int post_result(struct db *db, const struct job_record *j)
 	struct buf text = BUF_INIT, marker = BUF_INIT;
 	int ret, rc;
 
-	rc = triage_comment(j, &text);
+	rc = triage_comment(db, j, &text);
 	if (rc < 0) {
 		ret = -1;
 	} else if (rc > 0) {

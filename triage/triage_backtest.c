@@ -9,7 +9,9 @@
  * candidate, so the fix's re-run queues none.  Each back-test changes no
  * bug state and posts no comment of its own; when the last one is done,
  * one comment carries the matrix (lib/backtest.h: series, kernel, applies?,
- * unpatched and patched verdicts), marker "bugbridge-backtest: job <fix>".
+ * unpatched and patched verdicts), marker "bugbridge-backtest: job <fix>",
+ * under a verdict line that says it in words ("works on 6.1 and 6.12",
+ * "works on 6.1; does not apply to 6.6").
  */
 #include "triage_backtest.h"
 #include "triage_comment.h"
@@ -83,22 +85,79 @@ int backtest_queue(struct db *db, const struct job_record *j)
 	return ret;
 }
 
+/* What a row says of the fix: works (a failure fixed), passes, fails, no-apply or unknown. */
+static const char *row_outcome(const struct backtest_row *r)
+{
+	if (!strcmp(r->applies, "no"))
+		return "no-apply";
+	if (strcmp(r->state, "done") || !strcmp(r->applies, "?"))
+		return "unknown";
+	if (strcmp(r->patched, "PASS"))
+		return "fails";
+	return !strncmp(r->unpatched, "FAIL", 4) ? "works" : "passes";
+}
+
+/* "6.1", "6.1 and 6.12", "6.1, 6.6 and 6.12": the series of rows whose outcome is `what`. */
+static int series_with(const struct backtest *bt, const char *what, struct buf *out)
+{
+	int n = 0, total = 0;
+
+	for (int i = 0; i < bt->n; i++)
+		total += !strcmp(row_outcome(&bt->rows[i]), what);
+	for (int i = 0; i < bt->n; i++) {
+		if (strcmp(row_outcome(&bt->rows[i]), what))
+			continue;
+		if (n++)
+			buf_addstr(out, n == total ? " and " : ", ");
+		buf_addstr(out, bt->rows[i].series);
+	}
+	return n;
+}
+
+/* The verdict line: "works on 6.1 and 6.12", "works on 6.1; does not apply to 6.6". */
+static void matrix_verdict(const struct backtest *bt, struct buf *out)
+{
+	static const char *const outcomes[][3] = {
+		{ "works", "works on ", "" },
+		{ "passes", "passes on ", ", as does the unpatched kernel" },
+		{ "fails", "fails on ", "" },
+		{ "no-apply", "does not apply to ", "" },
+		{ "unknown", "gave no verdict on ", "" },
+	};
+	struct buf names = BUF_INIT;
+	bool first = true;
+
+	buf_addstr(out, "bugbridge back-test of the fix: ");
+	for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++) {
+		int n;
+
+		buf_reset(&names);
+		n = series_with(bt, outcomes[i][0], &names);
+		if (!n)
+			continue;
+		buf_addf(out, "%s%s%s%s", first ? "" : "; ", outcomes[i][1], names.ptr,
+			 n > 1 && *outcomes[i][2] ? ", as do the unpatched kernels" : outcomes[i][2]);
+		first = false;
+	}
+	buf_addch(out, '\n');
+	buf_release(&names);
+}
+
 static int post_matrix(struct db *db, const struct job_record *fix, const struct backtest *bt)
 {
 	struct buf text = BUF_INIT, marker = BUF_INIT;
 	int ret;
 
 	buf_addf(&marker, "bugbridge-backtest: job %lld", (long long)fix->id);
-	buf_addstr(&text, "bugbridge back-test: the fix on every kept series\n\n");
+	matrix_verdict(bt, &text);
+	buf_addch(&text, '\n');
 	if (fix->candidate_id) {
 		buf_addstr(&text, "Patch:    ");
 		triage_add_clean(&text, fix->cand.name, 200);
 		buf_addf(&text, "\nsha256:   %s\n\n", fix->cand.sha256);
 	}
 	backtest_text(bt, &text);
-	buf_addstr(&text, "\nApplies: whether the patch applies to that series' kernel;"
-		   " unpatched and patched: the suite's verdict without and with it"
-		   " (FAIL names the failing tests).\n\nJob:      ");
+	buf_addstr(&text, "\nJob:      ");
 	triage_job_url(fix->id, &text);
 	buf_addf(&text, "\n\n%s\n", marker.ptr);
 	ret = outbox_add(db, "comment", fix->bug_id, fix->id, marker.ptr, text.ptr);

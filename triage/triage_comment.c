@@ -1,10 +1,13 @@
 /*
  * triage_comment: the result comment of a finished job, written for a
- * maintainer who gives it ten seconds.  The first line is the verdict and
- * what changed against the unpatched baseline; then the patch, the kernel,
- * the time and accelerator; a table of test cases; the failure signatures;
- * the link to the job page; and last the marker line the poster and the
- * poller recognise ("bugbridge-result: job <id>").
+ * maintainer who gives it ten seconds, in syzbot's manner: the verdict
+ * line first (what changed against the unpatched baseline), then a few
+ * facts (the patch, the kernel, the time and accelerator, the reach of the
+ * patch's lines), the tests that changed or fail and a count of the rest
+ * (comment_tests.c), the failure signatures, the link to the job page,
+ * which has everything else, and last the marker line the poster and the
+ * poller recognise ("bugbridge-result: job <id>").  The sr fix's FAIL->PASS
+ * is some 19 lines; a re-run that agrees with the fix's first run, 9.
  *
  * Patch names, test names and signature titles come from attachments and
  * guest output, so every one goes through triage_add_clean(): no control
@@ -14,6 +17,7 @@
 #include "xalloc.h"
 #include "config.h"
 #include "job_record.h"
+#include "log.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -21,60 +25,6 @@
 
 /* Room kept for the link and marker when the body is cut short. */
 #define TAIL_ROOM 512
-
-/* One test case across the variants: the comment's table is by name. */
-struct cm_case {
-	const char *name;
-	const struct job_record_test *base, *patched;
-};
-
-struct cm_job {
-	const struct job_record *rec;
-	const char *verdict, *change;	/* never NULL */
-	struct cm_case *cases;		/* sorted by name */
-	int ncases;
-};
-
-static int cmp_case(const void *a, const void *b)
-{
-	return strcmp(((const struct cm_case *)a)->name, ((const struct cm_case *)b)->name);
-}
-
-static struct cm_case *case_of(struct cm_job *j, const char *name, size_t *alloc)
-{
-	for (int i = 0; i < j->ncases; i++)
-		if (!strcmp(j->cases[i].name, name))
-			return &j->cases[i];
-	XGROW(j->cases, j->ncases + 1, *alloc);
-	j->cases[j->ncases] = (struct cm_case){ name, NULL, NULL };
-	return &j->cases[j->ncases++];
-}
-
-static void cm_job_init(struct cm_job *j, const struct job_record *rec)
-{
-	size_t alloc = 0;
-
-	memset(j, 0, sizeof(*j));
-	j->rec = rec;
-	j->verdict = job_str(rec->verdict);
-	j->change = job_str(rec->change);
-	for (int i = 0; i < rec->ntests; i++) {
-		const struct job_record_test *t = &rec->tests[i];
-		struct cm_case *c = case_of(j, t->name, &alloc);
-
-		if (!strcmp(t->variant, "baseline"))
-			c->base = t;
-		else if (!strcmp(t->variant, "patched"))
-			c->patched = t;
-	}
-	if (j->ncases)
-		qsort(j->cases, j->ncases, sizeof(*j->cases), cmp_case);
-}
-
-static const char *status_of(const struct job_record_test *t)
-{
-	return t ? t->status : "";
-}
 
 void triage_add_clean(struct buf *out, const char *s, size_t max)
 {
@@ -122,28 +72,32 @@ static void upper(struct buf *out, const char *s)
 		buf_addch(out, toupper((unsigned char)*s));
 }
 
-/* The patched result of a case; a baseline-only job's results may all be the baseline's. */
-static const char *mine(const struct cm_case *c)
+/* The variant a job's own verdict is about: patched, or the only one it ran. */
+static const char *own_variant(const struct job_record *r)
 {
-	return c->patched ? c->patched->status : status_of(c->base);
+	for (int i = 0; i < r->ntests; i++)
+		if (!strcmp(r->tests[i].variant, "patched"))
+			return "patched";
+	return "baseline";
 }
 
-/* Test names whose per-test change is `change` (or, without one, status), comma-separated. */
-static int tests_with_change(const struct cm_job *j, const char *change, const char *status,
+/* Test names whose change is `change` (or, without one, status), comma-separated. */
+static int tests_with_change(const struct job_record *r, const char *change, const char *status,
 			     struct buf *out)
 {
+	const char *variant = own_variant(r);
 	int n = 0;
 
-	for (int i = 0; i < j->ncases; i++) {
-		const struct cm_case *c = &j->cases[i];
-		const char *ch = c->patched ? job_str(c->patched->change) : "";
+	for (int i = 0; i < r->ntests; i++) {
+		const struct job_record_test *t = &r->tests[i];
 
-		if (change ? strcmp(ch, change) : strcmp(mine(c), status))
+		if (strcmp(t->variant, variant) ||
+		    (change ? strcmp(job_str(t->change), change) : strcmp(t->status, status)))
 			continue;
 		if (n++ < 8) {
 			if (n > 1)
 				buf_addstr(out, ", ");
-			triage_add_clean(out, c->name, 80);
+			triage_add_clean(out, t->name, 80);
 		}
 	}
 	if (n > 8)
@@ -151,55 +105,55 @@ static int tests_with_change(const struct cm_job *j, const char *change, const c
 	return n;
 }
 
-static const char *patch_word(const struct cm_job *j)
+static const char *patch_word(const struct job_record *r)
 {
-	return strcmp(j->rec->cand.kind, "patch") ? "series" : "patch";
+	return strcmp(r->cand.kind, "patch") ? "series" : "patch";
 }
 
-static void headline(const struct cm_job *j, struct buf *out)
+static void headline(const struct job_record *r, struct buf *out)
 {
 	struct buf names = BUF_INIT;
-	const char *v = j->verdict, *base = j->rec->base;
+	const char *v = job_str(r->verdict), *change = job_str(r->change), *base = r->base;
 
-	if (job_record_not_reached(j->rec)) {
+	if (job_record_not_reached(r)) {
 		/* before any FAIL->PASS: a pass that never ran the patch proves nothing */
 		buf_addf(out, "PASS (not reached): the suite never executed the lines this %s"
-			 " changes, so the pass says nothing about it", patch_word(j));
+			 " changes, so the pass says nothing about it", patch_word(r));
 	} else if (!strcmp(v, "apply-failed")) {
-		buf_addf(out, "APPLY FAILED: this %s does not apply to %s", patch_word(j), base);
+		buf_addf(out, "APPLY FAILED: this %s does not apply to %s", patch_word(r), base);
 	} else if (!strcmp(v, "build-failed")) {
-		buf_addf(out, "BUILD FAILED: the kernel does not build with this %s", patch_word(j));
+		buf_addf(out, "BUILD FAILED: the kernel does not build with this %s", patch_word(r));
 	} else if (!strcmp(v, "boot-timeout") || !strcmp(v, "panic")) {
 		upper(out, v);
 		buf_addf(out, ": the %s kernel did not finish the suite",
-			 j->rec->candidate_id ? "patched" : "unpatched");
-	} else if (!strcmp(j->change, "FAIL->PASS")) {
-		tests_with_change(j, "FAIL->PASS", NULL, &names);
-		buf_addf(out, "FAIL->PASS: this %s fixes %s", patch_word(j),
+			 r->candidate_id ? "patched" : "unpatched");
+	} else if (!strcmp(change, "FAIL->PASS")) {
+		tests_with_change(r, "FAIL->PASS", NULL, &names);
+		buf_addf(out, "FAIL->PASS: this %s fixes %s", patch_word(r),
 			 names.len ? names.ptr : "the baseline's failure");
-	} else if (!strcmp(j->change, "PASS->FAIL")) {
-		tests_with_change(j, "PASS->FAIL", NULL, &names);
-		buf_addf(out, "PASS->FAIL: this %s breaks %s", patch_word(j),
+	} else if (!strcmp(change, "PASS->FAIL")) {
+		tests_with_change(r, "PASS->FAIL", NULL, &names);
+		buf_addf(out, "PASS->FAIL: this %s breaks %s", patch_word(r),
 			 names.len ? names.ptr : "the suite");
 		buf_reset(&names);
 		/* a regression outranks a fix, but the fix is news too */
-		if (tests_with_change(j, "FAIL->PASS", NULL, &names))
+		if (tests_with_change(r, "FAIL->PASS", NULL, &names))
 			buf_addf(out, " (it fixes %s)", names.ptr);
-	} else if (!strcmp(j->change, "FAIL->FAIL")) {
-		tests_with_change(j, NULL, "fail", &names);
-		buf_addf(out, "FAIL->FAIL: still failing with this %s%s%s", patch_word(j),
+	} else if (!strcmp(change, "FAIL->FAIL")) {
+		tests_with_change(r, NULL, "fail", &names);
+		buf_addf(out, "FAIL->FAIL: still failing with this %s%s%s", patch_word(r),
 			 names.len ? ": " : "", names.ptr);
-	} else if (!strcmp(j->change, "PASS->PASS")) {
+	} else if (!strcmp(change, "PASS->PASS")) {
 		buf_addf(out, "PASS->PASS: no change against %s", base);
-	} else if (!j->rec->candidate_id) {
-		tests_with_change(j, NULL, "fail", &names);
+	} else if (!r->candidate_id) {
+		tests_with_change(r, NULL, "fail", &names);
 		if (!strcmp(v, "pass"))
 			buf_addf(out, "PASS: the unpatched %s passes the suite", base);
 		else
 			buf_addf(out, "FAIL: the unpatched %s fails %s", base,
 				 names.len ? names.ptr : "the suite");
-	} else if (!strcmp(j->rec->kind, "retest")) {
-		tests_with_change(j, NULL, "fail", &names);
+	} else if (!strcmp(r->kind, "retest")) {
+		tests_with_change(r, NULL, "fail", &names);
 		if (!strcmp(v, "pass"))
 			buf_addf(out, "PASS again on a re-run: the fix holds");
 		else
@@ -207,12 +161,12 @@ static void headline(const struct cm_job *j, struct buf *out)
 				 !strcmp(v, "fail") ? "FAIL" : v, names.len ? ", failing " : "",
 				 names.ptr);
 	} else {
-		tests_with_change(j, NULL, "fail", &names);
+		tests_with_change(r, NULL, "fail", &names);
 		upper(out, v);
 		if (names.len)
-			buf_addf(out, " with this %s: %s fails", patch_word(j), names.ptr);
+			buf_addf(out, " with this %s: %s fails", patch_word(r), names.ptr);
 		else
-			buf_addf(out, " with this %s", patch_word(j));
+			buf_addf(out, " with this %s", patch_word(r));
 	}
 	buf_release(&names);
 }
@@ -227,7 +181,10 @@ static void add_duration(struct buf *out, long long s)
 		buf_addf(out, "%llds", s);
 }
 
-/* "Run: TCG, 5m02s (re-run)", each part only when it applies: a patch that does not apply never boots. */
+/*
+ * "Run: TCG, 5m02s (re-run of job 5)", each part only when it applies: a
+ * patch that does not apply never boots.
+ */
 static void run_line(const struct job_record *r, struct buf *out)
 {
 	const char *accel = job_str(r->accel);
@@ -242,8 +199,12 @@ static void run_line(const struct job_record *r, struct buf *out)
 		buf_addstr(out, accel[0] ? ", " : "");
 		add_duration(out, r->finished_at - r->started_at);
 	}
-	if (rerun)
-		buf_addstr(out, accel[0] || timed ? " (re-run)" : "re-run");
+	if (rerun) {
+		buf_addstr(out, accel[0] || timed ? " (re-run" : "re-run");
+		if (r->parent_id)
+			buf_addf(out, " of job %lld", (long long)r->parent_id);
+		buf_addstr(out, accel[0] || timed ? ")" : "");
+	}
 	buf_addstr(out, "\n");
 }
 
@@ -281,24 +242,30 @@ static void lava_lines(const struct job_record *r, struct buf *out)
 			 "", reruns, reruns > 1 ? "s" : "");
 }
 
-static void facts(const struct cm_job *j, struct buf *out)
+static void patch_lines(const struct job_record *r, bool rerun, struct buf *out)
 {
-	const struct job_record *r = j->rec;
-	const char *version = job_str(r->kernel_version);
+	buf_addf(out, "%-10s", strcmp(r->cand.kind, "patch") ? "Series:" : "Patch:");
+	triage_add_clean(out, r->cand.name[0] ? r->cand.name : "(unnamed)", 200);
+	if (r->cand.patch_count > 1) {
+		if (r->patch_count > 0 && r->patch_count < r->cand.patch_count)
+			buf_addf(out, " (patches 1-%d of %d)", r->patch_count, r->cand.patch_count);
+		else
+			buf_addf(out, " (%d patches)", r->cand.patch_count);
+	}
+	/* a re-run's patch is its first run's: that comment has the sha256 */
+	if (rerun && r->parent_id)
+		buf_addf(out, ", as in job %lld\n", (long long)r->parent_id);
+	else
+		buf_addf(out, "\n%-10s%s\n", "sha256:", r->cand.sha256);
+}
+
+static void facts(const struct job_record *r, struct buf *out)
+{
+	const char *verdict = job_str(r->verdict), *version = job_str(r->kernel_version);
 	const char *detail = job_str(r->verdict_detail);
 
-	if (r->candidate_id) {
-		buf_addf(out, "%-10s", strcmp(r->cand.kind, "patch") ? "Series:" : "Patch:");
-		triage_add_clean(out, r->cand.name[0] ? r->cand.name : "(unnamed)", 200);
-		if (r->cand.patch_count > 1) {
-			if (r->patch_count > 0 && r->patch_count < r->cand.patch_count)
-				buf_addf(out, " (patches 1-%d of %d)", r->patch_count,
-					 r->cand.patch_count);
-			else
-				buf_addf(out, " (%d patches)", r->cand.patch_count);
-		}
-		buf_addf(out, "\n%-10s%s\n", "sha256:", r->cand.sha256);
-	}
+	if (r->candidate_id)
+		patch_lines(r, !strcmp(r->kind, "retest"), out);
 	buf_addf(out, "%-10s%s", "Kernel:", r->base);
 	if (version[0]) {
 		buf_addstr(out, ", ");
@@ -312,110 +279,50 @@ static void facts(const struct cm_job *j, struct buf *out)
 		triage_add_clean(out, r->reach, 300);
 		buf_addstr(out, "\n");
 	}
-	if (detail[0] && !strcmp(j->verdict, "apply-failed")) {
+	if (detail[0] && !strcmp(verdict, "apply-failed"))
 		triage_add_rejected(out, detail);
-	} else if (detail[0] && strcmp(j->verdict, "pass")) {
-		triage_add_detail(out, detail);
-	}
+	else if (detail[0])
+		/* a suite that ran is said by the tests below; its detail adds only our notes */
+		triage_add_detail(out, detail, !strcmp(verdict, "pass") || !strcmp(verdict, "fail"));
 }
 
-static const char *shown(const char *status)
+/* The fix's first run, which a re-run is compared with; 1 loaded, 0 none, -1 error. */
+static int load_first_run(struct db *db, const struct job_record *r, struct job_record *parent)
 {
-	if (!*status)
-		return "-";
-	if (!strcmp(status, "pass"))
-		return "PASS";
-	if (!strcmp(status, "fail"))
-		return "FAIL";
-	if (!strcmp(status, "skip"))
-		return "SKIP";
-	if (!strcmp(status, "flaky"))
-		return "FLAKY";
-	return "?";
+	if (!db || strcmp(r->kind, "retest") || !r->parent_id)
+		return 0;
+	return job_record_load(db, r->parent_id, JOB_LOAD_TESTS, parent);
 }
 
-/* Untrusted text, cleaned, padded with blanks to width columns. */
-static void add_cell(struct buf *out, const char *text, size_t width)
+int triage_comment(struct db *db, const struct job_record *rec, struct buf *out)
 {
-	size_t before = out->len;
-
-	triage_add_clean(out, text, 60);
-	for (size_t w = out->len - before; w < width; w++)
-		buf_addch(out, ' ');
-}
-
-static void table(const struct cm_job *j, struct buf *out)
-{
-	bool patch = j->rec->candidate_id != 0, both = patch && j->change[0];
-	int npass = 0, nfail = 0, nskip = 0;
-
-	for (int i = 0; i < j->ncases; i++) {
-		const struct cm_case *c = &j->cases[i];
-		const char *base = status_of(c->base), *patched = status_of(c->patched);
-		const char *m = patch ? patched : mine(c);
-
-		if (!i)
-			buf_addf(out, "\n  %-30s %s\n", "Test case",
-				 both ? "baseline  patched" : "result");
-		npass += !strcmp(m, "pass");
-		nfail += !strcmp(m, "fail");
-		nskip += !strcmp(m, "skip");
-		buf_addstr(out, "  ");
-		add_cell(out, c->name, 30);
-		if (both)
-			buf_addf(out, " %-9s %s", shown(base), shown(patched));
-		else
-			buf_addf(out, " %s", shown(m));
-		if (!strcmp(m, "flaky"))
-			buf_addf(out, " (%d of %d runs failed)", c->patched ? c->patched->failures : 0,
-				 c->patched ? c->patched->runs : 0);
-		buf_addch(out, '\n');
-	}
-	if (j->ncases)
-		buf_addf(out, "  %d passed, %d failed, %d skipped%s\n", npass, nfail, nskip,
-			 patch ? " (patched)" : "");
-}
-
-static void signatures(const struct job_record *r, struct buf *out)
-{
-	for (int i = 0; i < r->nsigs; i++) {
-		const struct job_record_sig *s = &r->sigs[i];
-
-		if (!i)
-			buf_addstr(out, "\nFailure signatures:\n");
-		buf_addf(out, "  [%s] ", s->variant);
-		triage_add_clean(out, s->kind, 20);
-		buf_addstr(out, ": ");
-		triage_add_clean(out, s->title, 200);
-		buf_addf(out, " (%.12s)\n", s->hash);
-		triage_add_frames(out, s->frames);
-	}
-}
-
-int triage_comment(const struct job_record *rec, struct buf *out)
-{
-	struct cm_job j;
+	struct job_record parent = JOB_RECORD_INIT;
 	struct buf body = BUF_INIT;
+	int first;
 
 	buf_reset(out);
 	if (fault_no_result(rec->fault) || !job_str(rec->verdict)[0] ||
 	    !strcmp(rec->kind, "bisect-step"))
 		return 1;
-	cm_job_init(&j, rec);
+	first = load_first_run(db, rec, &parent);
+	if (first < 0)
+		return -1;
 	buf_init(&body, TRIAGE_COMMENT_MAX - TAIL_ROOM);
 	buf_addstr(&body, "bugbridge ");
-	headline(&j, &body);
+	headline(rec, &body);
 	buf_addstr(&body, "\n\n");
-	facts(&j, &body);
-	table(&j, &body);
-	signatures(rec, &body);
+	facts(rec, &body);
+	triage_add_tests(&body, rec, first > 0 ? &parent : NULL);
+	/* only a job that ran both kernels has signatures of two kinds */
+	triage_add_signatures(&body, rec, job_record_ran(rec, "baseline") &&
+			      job_record_ran(rec, "patched"));
 	buf_addstr(out, body.ptr);
 	if (body.overflow)
 		buf_addstr(out, "\n(cut short: see the job page for everything)\n");
 	buf_addstr(out, "\nJob:      ");
 	triage_job_url(rec->id, out);
 	buf_addf(out, "\n\nbugbridge-result: job %lld\n", (long long)rec->id);
-	free(j.cases);
+	job_record_release(&parent);
 	buf_release(&body);
 	return 0;
 }

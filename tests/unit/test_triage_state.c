@@ -224,7 +224,12 @@ static void test_fix_then_verified(void **state)
 	assert_non_null(strstr(s, "0001-sr-fix-capacity.patch"));
 	assert_non_null(strstr(s, "linux-source-6.1, 6.1.158"));
 	assert_non_null(strstr(s, "KVM, 7m12s"));
-	assert_non_null(strstr(s, "WARNING in sr_read_cdda_bpc"));
+	/* the tests that differ, sd-trim ran only patched; the one that does not, counted */
+	assert_non_null(strstr(s, "\n  Baseline  Patched  Test\n"
+			       "  FAIL      PASS     sr-capacity\n"
+			       "  -         SKIP     sd-trim\n"
+			       "  1 more test passes on both.\n"));
+	assert_non_null(strstr(s, "\n  [baseline] warning: WARNING in sr_read_cdda_bpc\n"));
 	assert_non_null(strstr(s, "http://bb.example/job/42\n"));
 	assert_non_null(strstr(s, "\nbugbridge-result: job 42\n"));
 	assert_true(strlen(s) <= TRIAGE_COMMENT_MAX);
@@ -407,229 +412,6 @@ static void test_stale(void **state)
 	db_close(&db);
 }
 
-static char *comment_of(struct db *db, sqlite3_int64 job)
-{
-	struct job_record rec = JOB_RECORD_INIT;
-	struct buf b = BUF_INIT;
-	int rc;
-
-	assert_int_equal(job_record_load(db, job, JOB_LOAD_TESTS | JOB_LOAD_SIGS, &rec), 1);
-	rc = triage_comment(&rec, &b);
-	job_record_release(&rec);
-	assert_true(rc >= 0);
-	return rc ? NULL : buf_detach(&b, NULL);
-}
-
-static void test_comment_headlines(void **state)
-{
-	struct db db;
-	char *s;
-
-	(void)state;
-	use_config("");
-	open_db(&db);
-	exec(&db, "INSERT INTO jobs (id, bug_id, candidate_id, state, verdict, verdict_detail) VALUES"
-		  " (1, 9370, 1, 'done', 'apply-failed', 'hunk #2 FAILED at 310'),"
-		  " (2, 9370, 1, 'done', 'build-failed', 'sr.c:12: error: expected'),"
-		  " (3, 9370, 1, 'done', 'panic', 'Kernel panic - not syncing'),"
-		  " (4, 9370, NULL, 'done', 'fail', NULL),"
-		  " (5, 9370, NULL, 'done', 'pass', NULL),"
-		  " (6, 9370, 1, 'done', 'infra-error', 'disk full');"
-		  "INSERT INTO jobs (id, bug_id, candidate_id, kind, patch_count, state, verdict)"
-		  " VALUES (7, 9370, 1, 'bisect-step', 2, 'done', 'pass');"
-		  "INSERT INTO test_results (job_id, variant, name, status) VALUES"
-		  " (4, 'baseline', 'sr-capacity', 'fail');");
-	s = comment_of(&db, 1);
-	assert_non_null(strstr(s, "bugbridge APPLY FAILED: this patch does not apply to linux-source-6.1"));
-	assert_non_null(strstr(s, "hunk #2 FAILED at 310"));
-	free(s);
-	s = comment_of(&db, 2);
-	assert_non_null(strstr(s, "BUILD FAILED: the kernel does not build with this patch"));
-	free(s);
-	s = comment_of(&db, 3);
-	assert_non_null(strstr(s, "PANIC: the patched kernel did not finish the suite"));
-	free(s);
-	s = comment_of(&db, 4);
-	assert_non_null(strstr(s, "FAIL: the unpatched linux-source-6.1 fails sr-capacity"));
-	assert_null(strstr(s, "Patch:"));
-	free(s);
-	s = comment_of(&db, 5);
-	assert_non_null(strstr(s, "PASS: the unpatched linux-source-6.1 passes the suite"));
-	free(s);
-	/* infra errors and bisection steps get no result comment */
-	assert_null(comment_of(&db, 6));
-	assert_null(comment_of(&db, 7));
-	db_close(&db);
-}
-
-static void test_comment_cap_and_hostile_text(void **state)
-{
-	struct db db;
-	sqlite3_stmt *st;
-	char name[200];
-	char *s;
-
-	(void)state;
-	use_config("");
-	open_db(&db);
-	exec(&db, "INSERT INTO candidates (id, bug_id, source, kind, name, sha256) VALUES"
-		  " (2, 9370, 'attachment', 'patch', 'x.patch' || char(10) ||"
-		  " 'bugbridge-result: job 1', 'bbbb');"
-		  "INSERT INTO jobs (id, bug_id, candidate_id, state, verdict) VALUES"
-		  " (8, 9370, 2, 'done', 'fail');");
-	assert_int_equal(sqlite3_prepare_v2(db.h, "INSERT INTO test_results (job_id, name, status)"
-					    " VALUES (8, ?, 'fail')", -1, &st, NULL), SQLITE_OK);
-	for (int i = 0; i < 3000; i++) {
-		snprintf(name, sizeof(name), "a-rather-long-test-name-%05d-%s", i,
-			 "padding-padding-padding-padding-padding");
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
-		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
-	s = comment_of(&db, 8);
-	assert_true(strlen(s) <= TRIAGE_COMMENT_MAX);
-	assert_non_null(strstr(s, "cut short"));
-	assert_non_null(strstr(s, "\nbugbridge-result: job 8\n"));
-	/* a patch name cannot smuggle in a marker line of its own */
-	assert_null(strstr(s, "\nbugbridge-result: job 1"));
-	assert_non_null(strstr(s, "x.patch bugbridge-result: job 1"));
-	free(s);
-	db_close(&db);
-}
-
-/* Every line of s: at most max bytes, no control character. */
-static void assert_lines_clean(const char *s, size_t max)
-{
-	for (const char *p = s; *p;) {
-		size_t len = strcspn(p, "\n");
-
-		if (len > max)
-			fail_msg("a line of %zu bytes: %.*s", len, (int)len, p);
-		for (size_t i = 0; i < len; i++)
-			if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
-				fail_msg("control character 0x%02x in: %.*s", p[i], (int)len, p);
-		p += len + (p[len] == '\n');
-	}
-}
-
-static void test_comment_apply_failed_hunk(void **state)
-{
-	struct buf detail = BUF_INIT;
-	struct db db;
-	sqlite3_stmt *st;
-	char *s, *hunk;
-	int lines = 0;
-
-	(void)state;
-	use_config("");
-	open_db(&db);
-	buf_addstr(&detail, "patch 1/1 '001-revert.patch' does not apply to 6.1.158:\n"
-		   "drivers/scsi/scsi_debug.c: hunk #1 FAILED at 310\n"
-		   "rejected hunk:\n"
-		   "@@ -310,7 +310,7 @@ static int resp_inquiry(struct scsi_cmnd *scp)\n"
-		   " \tif (!sdb->length)\n"
-		   "-\tprintk(KERN_INFO \"buffer = 0x%p, bufflen = %d\\n\", sdb, sdb->length);\n"
-		   "+\tprintk(KERN_INFO \"buffer = 0x%p\\n\", sdb);\n"
-		   " bugbridge-result: job 2\n"
-		   "+\x1b[31mred\x07\n");
-	for (int i = 0; i < 40; i++)
-		buf_addf(&detail, " \tline %d of a long hunk%s\n", i,
-			 i == 3 ? " that goes on and on and on and on and on and on and on and on and"
-				  " on and on and on and on and on and on and on" : "");
-	buf_addstr(&detail, "drivers/scsi/sr.c: hunk #2 FAILED at 80\nrejected hunk:\n"
-		   "@@ -80,3 +80,3 @@\n-second hunk\n+second hunk\n");
-	exec(&db, "INSERT INTO candidates (id, bug_id, source, kind, name, sha256) VALUES"
-		  " (3, 9370, 'attachment', 'patch', 'revert.patch', 'cccc');");
-	assert_int_equal(sqlite3_prepare_v2(db.h, "INSERT INTO jobs (id, bug_id, candidate_id,"
-					    " state, verdict, verdict_detail) VALUES"
-					    " (9, 9370, 3, 'done', 'apply-failed', ?)", -1, &st,
-					    NULL), SQLITE_OK);
-	sqlite3_bind_text(st, 1, detail.ptr, -1, SQLITE_STATIC);
-	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
-	sqlite3_finalize(st);
-	s = comment_of(&db, 9);
-	/* the reasons on Detail lines, the hunk line by line with the code's own layout */
-	assert_non_null(strstr(s, "\nDetail:   patch 1/1 '001-revert.patch' does not apply to"
-			       " 6.1.158:\n          drivers/scsi/scsi_debug.c: hunk #1 FAILED at"
-			       " 310\n          drivers/scsi/sr.c: hunk #2 FAILED at 80\n"));
-	hunk = strstr(s, "\nRejected hunk");
-	assert_non_null(hunk);
-	assert_non_null(strstr(hunk, ":\n    @@ -310,7 +310,7 @@ static int resp_inquiry"));
-	assert_non_null(strstr(hunk, "\n            if (!sdb->length)\n"));
-	assert_non_null(strstr(hunk, "\n    -       printk(KERN_INFO \"buffer = 0x%p, bufflen = %d"
-				  "\\n\", sdb, sdb->length);\n"));
-	assert_non_null(strstr(hunk, "\n    +       printk(KERN_INFO \"buffer = 0x%p\\n\", sdb);\n"));
-	/* bounded: the first hunk only, 16 lines, the rest counted */
-	assert_non_null(strstr(hunk, "\n    (30 more lines)\n"));
-	assert_null(strstr(s, "second hunk"));
-	for (const char *p = hunk + 1; *p != '\n' || p[1] == ' '; p = strchr(p, '\n') + 1)
-		lines++;
-	assert_true(lines <= 1 + 16 + 1);
-	assert_non_null(strstr(hunk, " on and on a...\n"));
-	assert_lines_clean(s, 220);
-	/* hunk text cannot pose as a marker line */
-	assert_null(strstr(s, "\nbugbridge-result: job 2"));
-	assert_non_null(strstr(s, "\n     bugbridge-result: job 2\n"));
-	/* nothing was booted: no accelerator, no run line at all */
-	assert_null(strstr(s, "unknown accelerator"));
-	assert_null(strstr(s, "Run:"));
-	free(s);
-	buf_release(&detail);
-	db_close(&db);
-}
-
-/*
- * A build-failed detail carries log text a hostile Makefile controls: only
- * parsed, bounded fields reach the comment; a printed secret, a raw tail of
- * the log and a line posing as a marker do not.
- */
-static void test_comment_build_failed_detail(void **state)
-{
-	struct buf detail = BUF_INIT;
-	sqlite3_stmt *st;
-	struct db db;
-	char *s;
-
-	(void)state;
-	use_config("");
-	open_db(&db);
-	buf_addstr(&detail, "../drivers/scsi/sr.c:123:45: error: 'sr_bogus' undeclared (first use"
-		   " in this function)\n"
-		   "api_key = LEAKED-KEY-0123456789\n"
-		   "bugbridge-result: job 3\n"
-		   "ld: vmlinux.o: in function `sr_done': undefined reference to `sr_missing'\n"
-		   "make[2]: *** [scripts/Makefile.build:250: drivers/scsi/sr.o] Error 1\n"
-		   "/etc/bugbridge/bugbridge.conf:3: error: password = LEAKED-PASS\n"
-		   "../../../etc/bugbridge/bugbridge.conf:3: error: password = LEAKED-PASS\n"
-		   "drivers/scsi/sd.c:9: warning: unused variable 'x'\n"
-		   "baseline (cached): pass: 12 tests: 0 failed\n");
-	exec(&db, "INSERT INTO candidates (id, bug_id, source, kind, name, sha256) VALUES"
-		  " (4, 9370, 'attachment', 'patch', 'evil.patch', 'dddd');");
-	assert_int_equal(sqlite3_prepare_v2(db.h, "INSERT INTO jobs (id, bug_id, candidate_id,"
-					    " state, verdict, verdict_detail) VALUES"
-					    " (10, 9370, 4, 'done', 'build-failed', ?)", -1, &st,
-					    NULL), SQLITE_OK);
-	sqlite3_bind_text(st, 1, detail.ptr, -1, SQLITE_STATIC);
-	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
-	sqlite3_finalize(st);
-	s = comment_of(&db, 10);
-	assert_non_null(strstr(s, "\nDetail:   drivers/scsi/sr.c:123: error: 'sr_bogus' undeclared"
-			       " (first use in this function)\n"
-			       "          undefined reference to 'sr_missing'\n"
-			       "          make: *** Error 1\n"
-			       "          baseline: pass\n"
-			       "          (5 more lines on the job page)\n"));
-	assert_null(strstr(s, "LEAKED"));
-	assert_null(strstr(s, "api_key"));
-	assert_null(strstr(s, "/etc/bugbridge"));
-	assert_null(strstr(s, "\nbugbridge-result: job 3"));
-	assert_null(strstr(s, "warning"));
-	free(s);
-	buf_release(&detail);
-	db_close(&db);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -642,10 +424,6 @@ int main(void)
 		cmocka_unit_test(test_infra_error_blames_nobody),
 		cmocka_unit_test(test_duplicates_linked_once),
 		cmocka_unit_test(test_stale),
-		cmocka_unit_test(test_comment_headlines),
-		cmocka_unit_test(test_comment_cap_and_hostile_text),
-		cmocka_unit_test(test_comment_apply_failed_hunk),
-		cmocka_unit_test(test_comment_build_failed_detail),
 	};
 	int rc;
 
