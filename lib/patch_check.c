@@ -285,11 +285,17 @@ static int check_line(struct scan *s, bool *in_git)
 int patch_check(const char *data, size_t len, struct buf *why)
 {
 	struct scan s = { .data = data, .len = len, .why = why };
+	const char *nul = memchr(data, '\0', len);
 	bool in_git = false;
 	long old, new;
 
-	if (memchr(data, '\0', len))
+	if (nul) {
+		/* the line the byte is on, 1-based, as an editor shows it */
+		s.lineno = 1;
+		for (const char *p = data; (p = memchr(p, '\n', nul - p)) != NULL; p++)
+			s.lineno++;
 		return refuse(&s, "a NUL byte: only text diffs are applied", NULL, 0);
+	}
 	while (next_line(&s)) {
 		if (hunk_counts(&s, &old, &new)) {
 			in_git = false;

@@ -85,8 +85,12 @@ static void slug(const char *s, size_t len, struct buf *out)
 		buf_addstr(out, "patch");
 }
 
-/* The message's "Subject:" (after any "[PATCH n/m]"), for the file name. */
-static void subject_of(const char *msg, size_t len, struct buf *out)
+/*
+ * The message's "Subject:" line into name, as it was written ("[PATCH 2/6]
+ * scsi: sr: ..."), and a slug of it (after any "[PATCH n/m]") into file;
+ * "message N" and "patch" without one.
+ */
+static void subject_of(const char *msg, size_t len, int n, struct buf *name, struct buf *file)
 {
 	const char *end = msg + len;
 
@@ -97,17 +101,19 @@ static void subject_of(const char *msg, size_t len, struct buf *out)
 			break;	/* end of headers */
 		if (e - p > 9 && !strncmp(p, "Subject: ", 9)) {
 			const char *s = p + 9;
+			buf_add(name, s, e - s - (e[-1] == '\r'));
 			if (*s == '[') {
 				const char *close = memchr(s, ']', e - s);
 				if (close)
 					s = close + 1;
 			}
-			slug(s, e - s, out);
+			slug(s, e - s, file);
 			return;
 		}
 		p = nl ? nl + 1 : end;
 	}
-	buf_addstr(out, "patch");
+	buf_addf(name, "message %d", n);
+	buf_addstr(file, "patch");
 }
 
 /* mbox: a message starts at "From " at the start of the text or a line. */
@@ -118,22 +124,25 @@ static int split_mbox(struct run *r, const char *text, size_t len, const char *d
 
 	while (start < len) {
 		size_t next = start + 1;
-		struct buf name = BUF_INIT, path = BUF_INIT;
+		struct buf name = BUF_INIT, file = BUF_INIT, path = BUF_INIT;
 		while (next < len && !(text[next - 1] == '\n' && !strncmp(text + next, "From ", 5)))
 			next++;
 		n++;
-		buf_addf(&name, "%04d-", n);
-		subject_of(text + start, next - start, &name);
-		buf_addstr(&name, ".patch");
-		buf_addf(&path, "%s/%s", dir, name.ptr);
+		/* on disk a safe, numbered name; in messages the subject as written */
+		buf_addf(&file, "%04d-", n);
+		subject_of(text + start, next - start, n, &name, &file);
+		buf_addstr(&file, ".patch");
+		buf_addf(&path, "%s/%s", dir, file.ptr);
 		if (write_file(path.ptr, text + start, next - start, 0)) {
 			error("cannot write '%s': %s", path.ptr, strerror(errno));
 			buf_release(&name);
+			buf_release(&file);
 			buf_release(&path);
 			return -1;
 		}
 		add_item(&r->patches, &r->npatches, name.ptr, path.ptr);
 		buf_release(&name);
+		buf_release(&file);
 		buf_release(&path);
 		start = next;
 	}
@@ -215,7 +224,12 @@ int apply_load_candidate(struct run *r)
 		} else if (content) {
 			const char *n = db_col_text(st, 1);
 			size_t digits = strspn(n, "0123456789");
-			/* "0001-foo.patch" from git format-patch keeps its own number */
+			/*
+			 * On disk a safe name, numbered ("0001-foo.patch" from git
+			 * format-patch keeps its own number); in messages and
+			 * comments the name it was given (the attachment's file
+			 * name), never the disk's.
+			 */
 			if (!digits || n[digits] != '-')
 				buf_addstr(&name, "0001-");
 			slug(n, strlen(n), &name);
@@ -225,7 +239,7 @@ int apply_load_candidate(struct run *r)
 			ret = write_file(path.ptr, content, len, 0) ?
 			      error("cannot write '%s': %s", path.ptr, strerror(errno)) : 0;
 			if (!ret)
-				add_item(&r->patches, &r->npatches, name.ptr, path.ptr);
+				add_item(&r->patches, &r->npatches, *n ? n : "patch", path.ptr);
 		} else {
 			buf_addf(&r->infra, "candidate %lld has no content",
 				 (long long)r->job->candidate_id);
@@ -246,16 +260,55 @@ out:
 	return ret;
 }
 
-/* The text of hunk #n for file `file` in the patch, into out. */
+/* The counts of a "@@ -a,b +c,d @@" header (a count left out is 1); false if it is none. */
+static bool hunk_counts(const char *p, long *old, long *new)
+{
+	long a, c;
+	int n = 0;
+
+	*old = *new = 1;
+	if (sscanf(p, "@@ -%ld,%ld +%ld,%ld @@%n", &a, old, &c, new, &n) == 4 && n)
+		return true;
+	n = 0;
+	if (sscanf(p, "@@ -%ld,%ld +%ld @@%n", &a, old, &c, &n) == 3 && n)
+		return true;
+	n = 0;
+	if (sscanf(p, "@@ -%ld +%ld,%ld @@%n", &a, &c, new, &n) == 3 && n)
+		return true;
+	n = 0;
+	return sscanf(p, "@@ -%ld +%ld @@%n", &a, &c, &n) == 2 && n;
+}
+
+/*
+ * The text of hunk #n for file `file` in the patch, into out: its "@@"
+ * header and the lines its counts take, as GNU patch reads them; not the
+ * next file's "Index:", "====" or "diff" lines after it.
+ */
 static void find_hunk(const char *patch, const char *file, int n, struct buf *out)
 {
 	const char *p = patch, *in_file = NULL;
 	int hunk = 0;
+	long old = 0, new = 0;
 
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		if (!strncmp(p, "+++ ", 4)) {
+		if (in_file && hunk == n) {
+			char c = len ? *p : ' ';
+
+			if (c == '\\' && len > 1)
+				;	/* "\ No newline at end of file" counts for nothing */
+			else if (c == ' ' && old > 0 && new > 0)
+				old--, new--;
+			else if (c == '-' && old > 0)
+				old--;
+			else if (c == '+' && new > 0)
+				new--;
+			else
+				break;
+			buf_add(out, p, len);
+			buf_addch(out, '\n');
+		} else if (!strncmp(p, "+++ ", 4)) {
 			/* "+++ b/drivers/scsi/sd.c\t..." -> strip one component */
 			const char *name = p + 4, *slash = memchr(name, '/', len - 4);
 			size_t flen = strlen(file);
@@ -265,16 +318,11 @@ static void find_hunk(const char *patch, const char *file, int n, struct buf *ou
 			    !strncmp(slash + 1, file, flen) &&
 			    (slash[1 + flen] == '\n' || slash[1 + flen] == '\t' || !slash[1 + flen]))
 				in_file = p;
-		} else if (in_file && !strncmp(p, "@@ ", 3)) {
-			hunk++;
-		}
-		if (in_file && hunk == n) {
-			if (!strncmp(p, "diff ", 5) || !strncmp(p, "-- \n", 4))
+		} else if (in_file && !strncmp(p, "@@ ", 3) && ++hunk == n) {
+			if (!hunk_counts(p, &old, &new))
 				break;
 			buf_add(out, p, len);
 			buf_addch(out, '\n');
-		} else if (in_file && hunk > n) {
-			break;
 		}
 		p = nl ? nl + 1 : p + len;
 	}

@@ -69,7 +69,7 @@ struct variant {
 };
 
 struct patch_item {
-	char *name;			/* "0001-foo.patch" */
+	char *name;			/* as given: "foo.patch", a series entry, a mail's subject */
 	char *path;			/* file on disk */
 };
 

@@ -25,7 +25,7 @@ done
 
 is "symlink diff: apply-failed" "$(job_field $sl verdict)" "apply-failed"
 like "symlink diff: the detail says why" "$(job_field $sl verdict_detail)" \
-	"patch 1/2 '0001-[^']*' is refused: line [0-9]+: a symbolic link \(mode 120000\)"
+	"patch 1/2 '\\[PATCH 1/2\\] scsi: add a link to the documentation' is refused: line [0-9]+: a symbolic link \(mode 120000\)"
 is "ed script: apply-failed" "$(job_field $ed verdict)" "apply-failed"
 like "ed script: the detail says why" "$(job_field $ed verdict_detail)" \
 	"is refused: line 2: an ed script"

@@ -335,7 +335,18 @@ static void test_check_refuses_symlinks_and_binaries(void **state)
 		static const char nul[] = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\0\n";
 		struct buf why = BUF_INIT;
 		assert_int_equal(patch_check(nul, sizeof(nul) - 1, &why), -1);
-		assert_non_null(strstr(why.ptr, "NUL byte"));
+		/* the line it is on (the 5th), not "line 0" */
+		assert_string_equal(why.ptr, "line 5: a NUL byte: only text diffs are applied");
+		buf_release(&why);
+	}
+	{
+		static const char first[] = "\0--- a/x\n", last[] = "--- a/x\n+++ b/x\n\0";
+		struct buf why = BUF_INIT;
+		assert_int_equal(patch_check(first, sizeof(first) - 1, &why), -1);
+		assert_non_null(strstr(why.ptr, "line 1: a NUL byte"));
+		buf_reset(&why);
+		assert_int_equal(patch_check(last, sizeof(last) - 1, &why), -1);
+		assert_non_null(strstr(why.ptr, "line 3: a NUL byte"));
 		buf_release(&why);
 	}
 }

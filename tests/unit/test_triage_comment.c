@@ -447,6 +447,68 @@ static void test_comment_columns(void **state)
 	db_close(&db);
 }
 
+/*
+ * An apply failure as the runner wrote it before it followed the hunk's
+ * counts: the rejected hunk ran on into the next file's "Index:", "===="
+ * and "---" lines, and GNU patch's own "malformed patch" line quotes a line
+ * of the patch.  None of those is quoted; the hunk and the summary are.
+ */
+static void test_comment_apply_failed_headers(void **state)
+{
+	struct buf detail = BUF_INIT;
+	sqlite3_stmt *st;
+	struct db db;
+	char *s;
+
+	(void)state;
+	use_config("");
+	open_db(&db);
+	buf_addstr(&detail, "patch 1/1 'garbage.patch' does not apply to 6.1.158:\n"
+		   "drivers/scsi/sd.c: hunk #1 FAILED at 1\n"
+		   "rejected hunk:\n"
+		   "@@ -1,2 +1,2 @@\n"
+		   " int sd;\n"
+		   "-int nothere;\n"
+		   "+int sd2;\n"
+		   "Index: drivers/scsi/Kconfig\n"
+		   "===================================================================\n"
+		   "--- a/drivers/scsi/Kconfig\n"
+		   "diff --git a/x b/x\n"
+		   "patch: **** malformed patch at line 14: +secret line of the patch\n"
+		   "can't find file to patch at input line 9\n"
+		   "|Index: drivers/scsi/Kconfig\n");
+	exec(&db, "INSERT INTO candidates (id, bug_id, source, kind, name, sha256) VALUES"
+		  " (5, 9370, 'attachment', 'patch', 'garbage.patch', 'eeee');");
+	assert_int_equal(sqlite3_prepare_v2(db.h, "INSERT INTO jobs (id, bug_id, candidate_id,"
+					    " state, verdict, verdict_detail) VALUES"
+					    " (11, 9370, 5, 'done', 'apply-failed', ?)", -1, &st,
+					    NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, detail.ptr, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	s = comment_of(&db, 11);
+	assert_non_null(strstr(s, "\nPatch:    garbage.patch\n"));
+	assert_non_null(strstr(s, "\nDetail:   patch 1/1 'garbage.patch' does not apply to 6.1.158:\n"
+			       "          drivers/scsi/sd.c: hunk #1 FAILED at 1\n"
+			       "          malformed patch at line 14\n"
+			       "          can't find file to patch at input line 9\n"
+			       "          (5 more lines on the job page)\n"
+			       "Rejected hunk:\n"
+			       "    @@ -1,2 +1,2 @@\n"
+			       "     int sd;\n"
+			       "    -int nothere;\n"
+			       "    +int sd2;\n\n"));
+	assert_null(strstr(s, "Index"));
+	assert_null(strstr(s, "===="));
+	assert_null(strstr(s, "diff --git"));
+	assert_null(strstr(s, "Kconfig"));
+	assert_null(strstr(s, "secret"));
+	assert_null(strstr(s, "0001-"));
+	free(s);
+	buf_release(&detail);
+	db_close(&db);
+}
+
 /* text_table: widths in characters, cells cleaned and cut, no trailing blanks. */
 static void test_text_table(void **state)
 {
@@ -515,6 +577,7 @@ int main(void)
 		cmocka_unit_test(test_comment_headlines),
 		cmocka_unit_test(test_comment_cap_and_hostile_text),
 		cmocka_unit_test(test_comment_apply_failed_hunk),
+		cmocka_unit_test(test_comment_apply_failed_headers),
 		cmocka_unit_test(test_comment_build_failed_detail),
 		cmocka_unit_test(test_comment_tests),
 		cmocka_unit_test(test_comment_columns),
