@@ -7,6 +7,7 @@
 #include "config.h"
 #include "xalloc.h"
 #include "log.h"
+#include "sha256.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -491,18 +492,23 @@ static bool secret_file_key(int i)
 int config_write_restricted(const struct config *c, const char *keep, struct buf *out,
 			    struct buf *err)
 {
-	struct buf secret = BUF_INIT;
+	struct buf secret = BUF_INIT, hashed = BUF_INIT;
 	const char *section = "";
 	int keep_idx = key_index(keep), ret = -1;
+	char hex[SHA256_HEX_LEN];
 
 	if (config_secret(c, keep, &secret, err))
 		goto out;
+	if (secret.len) {
+		sha256_hex(secret.ptr, secret.len, hex);
+		buf_addf(&hashed, "sha256:%s", hex);
+	}
 	for (int i = 0; i < config_nkeys; i++) {
 		const struct config_key *k = &config_keys[i];
 		const char *v = c->values[i];
 
 		if (i == keep_idx)
-			v = secret.ptr;
+			v = hashed.ptr;
 		else if ((k->flags & CONF_SECRET) || secret_file_key(i))
 			v = "";
 		if (strcmp(section, k->section)) {
@@ -518,6 +524,7 @@ out:
 	if (secret.alloc)
 		memset(secret.ptr, 0, secret.len);
 	buf_release(&secret);
+	buf_release(&hashed);
 	return ret;
 }
 

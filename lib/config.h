@@ -87,8 +87,10 @@ void config_dump(const struct config *c, struct buf *out, bool example);
  * c as a configuration file for a process that must hold no secret (the
  * dashboard's): every key with its value, but every secret and every
  * secret's *_file empty, except the secret `keep` ("web.token"), written as
- * its value (read from its file if need be).  -1 with err when that file
- * cannot be read.  The caller wipes out when done with it.
+ * its SHA-256, "sha256:" and 64 hex digits (read from its file if need be;
+ * empty stays empty): enough to check a secret someone presents, not to
+ * present it.  -1 with err when that file cannot be read.  The caller
+ * wipes out when done with it.
  */
 int config_write_restricted(const struct config *c, const char *keep, struct buf *out,
 			    struct buf *err);

@@ -27,6 +27,8 @@
 #include "log.h"
 #include "page.h"
 #include "privacy.h"
+#include "privsep.h"
+#include "sha256.h"
 #include "web.h"
 
 #include <errno.h>
@@ -181,22 +183,43 @@ static bool token_equal(const char *a, const char *b)
 	return !diff && lb;
 }
 
+static bool token_is_hash;
+
+void http_token_hashed(void)
+{
+	token_is_hash = true;
+}
+
+/* The Authorization header's bearer token, or NULL. */
+const char *http_bearer(struct http_request *req)
+{
+	const char *auth = http_header(req, MHD_HTTP_HEADER_AUTHORIZATION);
+
+	return auth && !strncasecmp(auth, "Bearer ", 7) ? auth + 7 : NULL;
+}
+
 /* 0 right token, 1 none given, 2 wrong one, 3 no token configured (or unreadable). */
 static int check_token(struct http_request *req)
 {
-	const char *auth = http_header(req, MHD_HTTP_HEADER_AUTHORIZATION);
+	const char *given = http_bearer(req);
 	struct buf token = BUF_INIT, err = BUF_INIT;
+	char hex[SHA256_HEX_LEN], hashed[7 + SHA256_HEX_LEN];
 	int ret;
 
-	if (!auth || strncasecmp(auth, "Bearer ", 7))
+	if (!given)
 		return 1;
+	if (token_is_hash) {
+		sha256_hex(given, strlen(given), hex);
+		snprintf(hashed, sizeof(hashed), "sha256:%s", hex);
+		given = hashed;
+	}
 	if (config_secret(cfg, "web.token", &token, &err)) {
 		log_error("http: %s", err.ptr);
 		ret = 3;
 	} else if (!token.len) {
 		ret = 3;
 	} else {
-		ret = token_equal(auth + 7, token.ptr) ? 0 : 2;
+		ret = token_equal(given, token.ptr) ? 0 : 2;
 	}
 	buf_release(&token);
 	buf_release(&err);
@@ -358,6 +381,8 @@ static void dispatch(struct MHD_Connection *conn, const char *method, const char
 	if (st->route && st->method_ok && !st->too_big) {
 		req.authenticated = http_authenticated(&req);
 		req.full = req.authenticated && !private_bugs_skipped();
+		/* bugbridged checks the token again for whatever we ask of it (privsep.h) */
+		privsep_caller(req.authenticated ? http_bearer(&req) : NULL);
 		req.db = http_db_get(req.full);
 		if (!req.db)
 			return (void)http_error(resp, 503, "database unavailable");

@@ -79,6 +79,14 @@ const char *http_query(struct http_request *req, const char *name);
 const char *http_header(struct http_request *req, const char *name);
 /* Does the request carry "Authorization: Bearer <the API token>"? */
 bool http_authenticated(struct http_request *req);
+/* The token of "Authorization: Bearer <token>", or NULL. */
+const char *http_bearer(struct http_request *req);
+/*
+ * [web] token holds the token's SHA-256 ("sha256:<hex>", as the dashboard's
+ * process gets it: config_write_restricted): a presented token is hashed
+ * before it is compared.
+ */
+void http_token_hashed(void);
 
 /* Add a response header (copied); ignored past HTTP_MAX_HEADERS. */
 void http_set_header(struct http_response *resp, const char *name, const char *value);

@@ -26,6 +26,14 @@
 static int ps_fd = -1;
 static uint64_t ps_seq;		/* the last request's id; under ps_lock */
 static pthread_mutex_t ps_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local char caller[PS_AUTH_MAX];
+
+void privsep_caller(const char *bearer)
+{
+	memset(caller, 0, sizeof(caller));
+	if (bearer && strlen(bearer) < sizeof(caller))
+		memcpy(caller, bearer, strlen(bearer));
+}
 
 void privsep_client_init(int fd)
 {
@@ -134,6 +142,7 @@ int privsep_call(struct ps_msg *m, struct ps_reply *r, int *fd)
 	memset(r, 0, sizeof(*r));
 	m->name[sizeof(m->name) - 1] = '\0';
 	m->token[sizeof(m->token) - 1] = '\0';
+	memcpy(m->auth, caller, sizeof(m->auth));
 	pthread_mutex_lock(&ps_lock);
 	if (ps_fd < 0) {
 		log_error("http: no connection to bugbridged for request %u", m->type);

@@ -26,8 +26,14 @@
  * one it waits for (with the file that rode along), instead of handing the
  * next request, maybe an anonymous one, the answer to a token holder's.
  *
- * Which job a request may see is decided by the child (it alone knows who
- * asks); the parent only refuses what no request may have.
+ * Every request carries its caller: the bearer token the HTTP client
+ * presented (`auth`, empty for an anonymous one).  The dashboard holds only
+ * the token's SHA-256 (config_write_restricted), so it cannot make one up;
+ * bugbridged checks the token itself and decides from it what the request
+ * may have: a private job's logs only for the token holder while [tracker]
+ * private_bugs = test, a job queued only for the token holder.  A
+ * dashboard taken over gets what an anonymous client gets, and the tokens
+ * of the requests that pass through it while it is.
  */
 #ifndef BB_PRIVSEP_H
 #define BB_PRIVSEP_H
@@ -43,6 +49,7 @@ enum ps_type { PS_READY = 1, PS_JOB_ADD, PS_LOG_OPEN, PS_LOG_LIST, PS_ARTIFACT_O
 #define PS_NAME_MAX 136
 #define PS_TOKEN_MAX 72
 #define PS_TEXT_MAX 8192
+#define PS_AUTH_MAX 256		/* a longer presented token is no token */
 
 /* child -> parent */
 struct ps_msg {
@@ -55,6 +62,7 @@ struct ps_msg {
 	uint32_t with_baseline;		/* PS_JOB_ADD: 0 or 1 */
 	char name[PS_NAME_MAX];		/* PS_LOG_OPEN, PS_ARTIFACT_OPEN: a file name */
 	char token[PS_TOKEN_MAX];	/* PS_ARTIFACT_OPEN: 64 hex digits */
+	char auth[PS_AUTH_MAX];		/* the caller: its bearer token, "" anonymous */
 };
 
 enum ps_kind { PS_KIND_TEST, PS_KIND_RETEST, PS_KIND_BISECT };
@@ -73,6 +81,12 @@ struct ps_reply {
 
 /* Use fd (the child's end) for every request from now on. */
 void privsep_client_init(int fd);
+/*
+ * The caller of this thread's requests from now on: the bearer token the
+ * dashboard accepted (NULL: anonymous).  privsep_call() puts it in every
+ * request's `auth`; http.c sets it for each request it dispatches.
+ */
+void privsep_caller(const char *bearer);
 /* Tell the parent the dashboard serves. */
 int privsep_ready(void);
 /*

@@ -2,9 +2,11 @@
  * privsep_serve: bugbridged's side of the conversation with the dashboard's
  * process (see privsep.h).  Everything in a message is checked here again,
  * as if the dashboard had been taken over: the exact size and type, the
- * strings' terminators, a job spec's every field, a log's name against
- * job_logs.h's pattern.  The answers carry only what the request needs,
- * and each carries its request's id back (privsep.h).
+ * strings' terminators, the caller's token (against [web] token, which the
+ * dashboard holds only as a hash), a job spec's every field, a log's name
+ * against job_logs.h's pattern, and whether the job is private and the
+ * caller may see it.  The answers carry only what the request needs, and
+ * each carries its request's id back (privsep.h).
  *
  * Test hook: BUGBRIDGE_TEST_PRIVSEP_DELAY=JOB:SECONDS makes bugbridged
  * sleep SECONDS before it answers the first request for a log of job JOB
@@ -19,6 +21,7 @@
 #include "job_queue.h"
 #include "log.h"
 #include "privacy.h"
+#include "sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -70,11 +73,70 @@ static void answer(struct ps_reply *r, int status, const char *fmt, ...)
 	va_end(ap);
 }
 
+enum caller { CALLER_ANONYMOUS, CALLER_TOKEN };
+
+/* Who asks: the token holder when auth is [web] token (compared as hashes, in constant time). */
+static enum caller caller_of(const struct ps_msg *m)
+{
+	struct buf token = BUF_INIT, err = BUF_INIT;
+	unsigned char a[SHA256_LEN], b[SHA256_LEN], diff = 0;
+	enum caller who = CALLER_ANONYMOUS;
+	struct sha256 h;
+
+	if (!m->auth[0])
+		return who;
+	if (config_secret(cfg, "web.token", &token, &err)) {
+		log_error("http: %s", err.ptr);
+	} else if (token.len) {
+		sha256_init(&h);
+		sha256_update(&h, m->auth, strlen(m->auth));
+		sha256_final(&h, a);
+		sha256_init(&h);
+		sha256_update(&h, token.ptr, token.len);
+		sha256_final(&h, b);
+		for (size_t i = 0; i < SHA256_LEN; i++)
+			diff |= a[i] ^ b[i];
+		if (!diff)
+			who = CALLER_TOKEN;
+	}
+	if (who == CALLER_ANONYMOUS)
+		log_warn("http: the dashboard passed on a request with a wrong token");
+	if (token.alloc)
+		memset(token.ptr, 0, token.len);
+	buf_release(&token);
+	buf_release(&err);
+	return who;
+}
+
+/*
+ * The account a caller's job is queued for, which the queue's budgets
+ * count it against (job_budget.h): the token holder is the operator (""),
+ * whom the budgets do not limit, like `bugbridge job add`.  An anonymous
+ * caller queues nothing.
+ */
+static const char *caller_account(enum caller who)
+{
+	return who == CALLER_TOKEN ? "" : NULL;
+}
+
+/* May the caller see job m->job_id (its logs)?  0, or an HTTP status already answered. */
+static int may_see_job(struct db *db, const struct ps_msg *m, struct ps_reply *r)
+{
+	bool failed, priv = job_is_private(db, m->job_id, &failed);
+
+	if (failed)
+		return answer(r, 500, "database error"), 500;
+	if (priv && (private_bugs_skipped() || caller_of(m) != CALLER_TOKEN))
+		return answer(r, 404, "no job %lld", (long long)m->job_id), 404;
+	return 0;
+}
+
 static void job_add(struct db *db, const struct ps_msg *m, struct ps_reply *r)
 {
 	static const char *const kinds[] = { "test", "retest", "bisect" };
-	struct job_spec spec = { 0 };
-	sqlite3_int64 id;
+	struct job_spec spec = { .caller_answers = true };	/* the HTTP answer says it */
+	struct job_admission adm;
+	enum caller who;
 	sqlite3_int64 bug = 0;
 	bool priv, failed;
 	int rc;
@@ -88,6 +150,10 @@ static void job_add(struct db *db, const struct ps_msg *m, struct ps_reply *r)
 	spec.candidate_id = m->candidate_id;
 	spec.patch_count = m->patch_count;
 	spec.with_baseline = m->with_baseline;
+	who = caller_of(m);
+	spec.account = caller_account(who);
+	if (!spec.account)
+		return answer(r, 401, "queueing a job needs the API token");
 	if (spec.candidate_id) {
 		rc = db_id_row(db, sql_ps_candidate_bug, spec.candidate_id, &bug);
 		if (rc < 0)
@@ -105,10 +171,14 @@ static void job_add(struct db *db, const struct ps_msg *m, struct ps_reply *r)
 	if (priv && private_bugs_skipped())
 		return answer(r, 409, "bug %lld is private and [tracker] private_bugs = skip",
 			      (long long)spec.bug_id);
-	if (job_enqueue(db, &spec, &id))
+	if (job_submit(db, &spec, &adm))
 		return answer(r, 500, "cannot queue the job");
-	r->id = id;
-	log_info("http: job %lld queued through the API", (long long)id);
+	if (adm.admit == JOB_REFUSED)
+		return answer(r, 429, "not queued: %s", adm.why);
+	r->id = adm.id;
+	log_info("http: job %lld queued through the API", (long long)adm.id);
+	if (adm.admit == JOB_DEFERRED)
+		return answer(r, 201, "queued; it waits: %s", adm.why);
 	answer(r, 201, "queued");
 }
 
@@ -141,7 +211,7 @@ static int open_log(struct db *db, const struct ps_msg *m, struct ps_reply *r)
 		answer(r, 404, "no such log");
 		goto out;
 	}
-	if (log_dir_of(db, m, r, &dir))
+	if (may_see_job(db, m, r) || log_dir_of(db, m, r, &dir))
 		goto out;
 	if (dir.ptr[0] != '/') {
 		answer(r, 404, "job %lld has no logs yet", (long long)m->job_id);
@@ -189,7 +259,7 @@ static void list_logs(struct db *db, const struct ps_msg *m, struct ps_reply *r)
 	int n;
 
 	buf_init(&text, sizeof(r->text) - 1);
-	if (log_dir_of(db, m, r, &dir))
+	if (may_see_job(db, m, r) || log_dir_of(db, m, r, &dir))
 		goto out;
 	job_logs_list(dir.ptr, &names, &n);
 	/* the names are short and few; a list that would not fit ends early */
@@ -236,6 +306,7 @@ int privsep_serve(int sock, struct db *db, bool *ready)
 	}
 	m.name[sizeof(m.name) - 1] = '\0';
 	m.token[sizeof(m.token) - 1] = '\0';
+	m.auth[sizeof(m.auth) - 1] = '\0';
 	if (m.type == PS_READY) {
 		*ready = true;
 		return 1;

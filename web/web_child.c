@@ -3,7 +3,8 @@
  *
  * Started by bugbridged as `bugbridged --web-child LEVEL` with these open
  * (web_proc.h): stdin, its configuration, in which every secret is empty
- * but the API token; stderr, a pipe bugbridged writes to its log; fd 3, the
+ * and the API token is its SHA-256 (enough to check a request's, not to
+ * make one up); stderr, a pipe bugbridged writes to its log; fd 3, the
  * listening socket; fd 4, privsep.h's socket.  Its environment holds none
  * of bugbridged's variables.  In order, it
  *
@@ -85,8 +86,8 @@ static int read_config(struct buf *err)
 		config_release(&c);
 		goto out;
 	}
-	config_collect_secrets(&c);	/* the token, scrubbed from our log lines */
 	config_install(&c);
+	http_token_hashed();	/* [web] token is the token's SHA-256 */
 	ret = 0;
 out:
 	if (text.alloc)
