@@ -102,7 +102,8 @@ const struct config_key config_keys[] = {
 	  "whose patches are tested without asking: anyone, editbugs (members of that tracker"
 	  " group), or a list of accounts; others wait for 'bugbridge: test N' from allow_commands" },
 	{ "triage", "acknowledge", CONF_BOOL, "false", NULL, 0,
-	  "post a short comment when a request is queued" },
+	  "post a short 'queued' comment for each job bugbridge queues on its own (a new"
+	  " patch, a fix's re-run); 'bugbridge:' commands are answered whatever this says" },
 	{ "triage", "maintainers", CONF_STR, "", NULL, 0,
 	  "the kernel's MAINTAINERS file, for owners of a bug's files; auto: the one in"
 	  " the first kept series' tarball, extracted once into the cache (empty: no owners)" },

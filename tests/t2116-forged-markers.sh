@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/standin.sh"
 [ -x "$BB_BUILD/bz-standin" ] || skip_all "no bz-standin in $BB_BUILD"
-plan 28
+plan 29
 
 ADMIN=admkey0123456789abcdefghijABCDEFGHIJ0000
 standin_start || { diag "$(cat "$TMP/standin.log")"; exit 1; }
@@ -109,7 +109,9 @@ like "  the poster saw the forged one and said so" "$(cat "$TMP/bbd.log")" \
 is "the admin's command was acted on: a re-run queued" \
 	"$(sql "SELECT COUNT(*) FROM jobs WHERE bug_id = $bug AND kind = 'retest'")" 1
 like "  and logged" "$(cat "$TMP/bbd.log")" \
-	"commands: admin@example.com asks bugbridge to re-run the latest patch job of bug $bug \\(comment $cmd\\)"
+	"commands: admin@example.com on bug $bug \\(comment $cmd\\): 'bugbridge: retest': queued as job"
+is "  and answered by the bot, once, though its marker was forged before" \
+	"$(by_bot "$bug" "bugbridge-cmd: comment $cmd")" 1
 is "the other account got one refusal, forged refusal marker or not" \
 	"$(by_bot "$bug" "bugbridge-refused: bug $bug user@example.com")" 1
 is "the diff in a comment with a marker is a candidate" \
@@ -151,7 +153,7 @@ api=$(ours_in_api "$bug")
 is "the API: none of user@example.com's 14 comments is ours" \
 	"$(echo "$api" | grep -c '^user@example.com 0$') $(echo "$api" | grep -c '^user@example.com 1$')" "14 0"
 is "  nor the admin's" "$(echo "$api" | grep -c '^admin@example.com 1$')" 0
-is "  the bot's are (the result, the refusal)" "$(echo "$api" | grep -c '^bot@example.com 1$')" \
+is "  the bot's are (the result, the answer, the refusal)" "$(echo "$api" | grep -c '^bot@example.com 1$')" \
 	"$(echo "$api" | grep -c '^bot@example.com')"
 page=$(curl -s "http://127.0.0.1:$WEB_PORT/bug/$bug")
 styled=$(printf '%s\n' "$page" | grep -o 'ev-comment ours"><span class="what">comment #[0-9]*</span> by [^<]*' |

@@ -37,7 +37,8 @@
 #include <string.h>
 
 DB_SQL(sql_rb_exists,
-       "SELECT 1 FROM release_bisections WHERE bug_id = ? AND series = ?");
+       "SELECT root_job, state, IFNULL(summary, ''), builds FROM release_bisections"
+       " WHERE bug_id = ? AND series = ?");
 DB_SQL(sql_rb_insert,
        "INSERT INTO release_bisections (root_job, bug_id, series, tests, releases, bad)"
        " VALUES (?, ?, ?, ?, ?, ?)");
@@ -84,8 +85,8 @@ static int failed_unpatched(const struct job_record *j, struct buf *names)
 	return n;
 }
 
-/* Does a bisection of this bug and series exist already? */
-static bool started(struct db *db, sqlite3_int64 bug_id, const char *series)
+/* Does a bisection of this bug and series exist already?  What it is, into answer. */
+static bool started(struct db *db, sqlite3_int64 bug_id, const char *series, struct buf *answer)
 {
 	sqlite3_stmt *st = db_stmt(db, sql_rb_exists);
 	bool ret = true;	/* on a database error, start nothing */
@@ -94,6 +95,15 @@ static bool started(struct db *db, sqlite3_int64 bug_id, const char *series)
 		sqlite3_bind_int64(st, 1, bug_id);
 		db_bind_text(st, 2, series);
 		ret = sqlite3_step(st) == SQLITE_ROW;
+		if (ret && answer && !strcmp(db_col_text(st, 1), "running"))
+			buf_addf(answer, "already running: the search of %s from job %lld (%d"
+				 " builds so far); its answer comes as the comment marked"
+				 " bugbridge-releases: job %lld", series,
+				 (long long)sqlite3_column_int64(st, 0), sqlite3_column_int(st, 3),
+				 (long long)sqlite3_column_int64(st, 0));
+		else if (ret && answer)
+			buf_addf(answer, "already done from job %lld: %s",
+				 (long long)sqlite3_column_int64(st, 0), db_col_text(st, 2));
 		sqlite3_reset(st);
 	}
 	return ret;
@@ -205,7 +215,11 @@ out:
 	return ret;
 }
 
-int releases_start(struct db *db, const struct job_record *j)
+/*
+ * Start the search for j's unpatched failure.  answer (a command asked;
+ * NULL: triage on its own) gets what happened, in one line.
+ */
+static int start(struct db *db, const struct job_record *j, struct buf *answer)
 {
 	sqlite3_stmt *st;
 	struct buf tests = BUF_INIT, list = BUF_INIT, err = BUF_INIT;
@@ -214,13 +228,19 @@ int releases_start(struct db *db, const struct job_record *j)
 	struct kver top;
 	int n = 0, older = 0, ret = 0;
 
-	if (!cfg_bool("triage.release_bisect") || *j->purpose || !j->bug_id ||
-	    base_parse(j->base, &b) || base_is_release(&b) ||
-	    !kver_find(job_str(j->kernel_version), false, &top) ||
-	    !failed_unpatched(j, &tests) || started(db, j->bug_id, b.series))
+	if (*j->purpose || !j->bug_id || base_parse(j->base, &b) || base_is_release(&b) ||
+	    !kver_find(job_str(j->kernel_version), false, &top) || !failed_unpatched(j, &tests)) {
+		if (answer)
+			buf_addf(answer, "not done: job %lld's unpatched kernel failed no test of a"
+				 " kept series", (long long)j->id);
+		goto out;
+	}
+	if (started(db, j->bug_id, b.series, answer))
 		goto out;
 	if (releases_list(b.series, false, &rel, &n, &err)) {
 		log_warn("releases: job %lld: no release bisection: %s", (long long)j->id, err.ptr);
+		if (answer)
+			buf_addf(answer, "not done: %s", err.ptr);
 		goto out;
 	}
 	for (int i = 0; i < n; i++)
@@ -229,6 +249,9 @@ int releases_start(struct db *db, const struct job_record *j)
 	if (!older) {	/* "since the root's own kernel" would say nothing */
 		log_info("releases: job %lld: the archive has no release of %s older than %s:"
 			 " nothing to search", (long long)j->id, b.series, j->kernel_version);
+		if (answer)
+			buf_addf(answer, "nothing to search: the archive has no release of %s older"
+				 " than %s", b.series, j->kernel_version);
 		goto out;
 	}
 	st = db_stmt(db, sql_rb_insert);
@@ -248,6 +271,14 @@ int releases_start(struct db *db, const struct job_record *j)
 	log_info("releases: job %lld: %s fails %s; %d older release(s) of %s to search",
 		 (long long)j->id, j->kernel_version, tests.ptr, older, b.series);
 	ret = queue_step(db, j, b.series, rel[0].version, tests.ptr);
+	if (!ret && answer) {
+		buf_addf(answer, "started: which release of %s first fails ", b.series);
+		triage_add_clean(answer, tests.ptr, 200);
+		buf_addf(answer, " (failed by job %lld's unpatched %s): %d older release(s), at most"
+			 " %ld builds, from %s; the answer comes as a comment", (long long)j->id,
+			 j->kernel_version, older, cfg_int("triage.release_bisect_builds"),
+			 rel[0].version);
+	}
 out:
 	free(rel);
 	buf_release(&tests);
@@ -494,6 +525,16 @@ out:
 	rb_release(&s);
 	job_record_release(&full);
 	return ret;
+}
+
+int releases_start(struct db *db, const struct job_record *j)
+{
+	return cfg_bool("triage.release_bisect") ? start(db, j, NULL) : 0;
+}
+
+int releases_request(struct db *db, const struct job_record *j, struct buf *answer)
+{
+	return start(db, j, answer);
 }
 
 int releases_job_done(struct db *db, const struct job_record *step)

@@ -251,10 +251,15 @@ DB_SQL(sql_tr_ack_jobs,
        " FROM jobs j LEFT JOIN candidates c ON c.id = j.candidate_id"
        " JOIN bugs b ON b.id = j.bug_id"
        " WHERE j.state = 'queued' AND j.kind IN ('test', 'retest', 'bisect')"
+       " AND j.asked_in IS NULL"	/* a command's answer said it already */
        " AND b.ignored = 0 AND NOT EXISTS (SELECT 1 FROM outbox o"
        "  WHERE o.marker = 'bugbridge-ack: job ' || j.id)");
 
-/* [triage] acknowledge: one short comment per newly queued request. */
+/*
+ * [triage] acknowledge: one short comment per job bugbridge queued on its
+ * own (a new patch, a fix's re-run); a job a command asked for was
+ * announced in the command's answer (commands_in_comments.c).
+ */
 static int acknowledge(struct db *db)
 {
 	sqlite3_stmt *st;

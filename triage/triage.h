@@ -15,8 +15,9 @@
  *   triage_backtest.[ch]    a fix on every other kept series, one matrix comment
  *                           (the matrix: lib/backtest.[ch])
  *   releases.[ch]           the first release of a series that fails a test
- *   commands.h              "bugbridge: test 123" from allowed humans
- *                           (commands_in_comments.c)
+ *   commands.h              "bugbridge: test 123" and its kin, each answered
+ *                           (commands_parse.c, commands_run.c,
+ *                           commands_in_comments.c)
  *
  * Every write to the tracker is an outbox row (outbox_add) whose marker is
  * also in the text, added in the same transaction as the fact behind it, so
@@ -27,7 +28,8 @@
  *   bugbridge-bisect: job <root>       bisection result
  *   bugbridge-backtest: job <fix>      back-test matrix of a fix
  *   bugbridge-releases: job <root>     release bisection result
- *   bugbridge-refused: comment <id>    refusal of a command
+ *   bugbridge-cmd: comment <id>        the answer to the commands in a comment
+ *   bugbridge-refused: bug <b> <who>   refusal of an account's commands, once per bug
  *   bugbridge-ack: job <id>            acknowledgement (off by default)
  *   bugbridge-cc: bug <b> <hash>       Cc of maintainers (update), per set of people
  */

@@ -29,6 +29,9 @@
 
 DB_SQL(sql_bt_queued_for,
        "SELECT 1 FROM jobs WHERE purpose = 'backtest' AND candidate_id = ? LIMIT 1");
+DB_SQL(sql_bt_fix_of,
+       "SELECT parent_id FROM jobs WHERE purpose = 'backtest' AND candidate_id = ?"
+       " ORDER BY id LIMIT 1");
 
 /* Is j a fix (its patch turned a failure into a pass) that was not back-tested yet? */
 static bool wants_backtest(struct db *db, const struct job_record *j)
@@ -49,19 +52,25 @@ static bool wants_backtest(struct db *db, const struct job_record *j)
 	return !queued;
 }
 
-int backtest_queue(struct db *db, const struct job_record *j)
+/*
+ * j's patch with a baseline on every kept series but j's own; *queued how
+ * many; each "<series> as job <id>" into said (when not NULL).
+ */
+static int queue_others(struct db *db, const struct job_record *j, int *queued, struct buf *said)
 {
 	struct base own, other;
 	struct buf why = BUF_INIT;
 	char **kept;
-	int n, queued = 0, ret = 0;
+	int n, ret = 0;
 
-	if (!wants_backtest(db, j) || base_parse(j->base, &own))
+	*queued = 0;
+	if (base_parse(j->base, &own))
 		return 0;
 	kept = bases_kept(&n);
-	buf_addf(&why, "back-test of job %lld's fix on every kept series", (long long)j->id);
+	buf_addf(&why, "back-test of job %lld's patch on every kept series", (long long)j->id);
 	for (int i = 0; i < n && !ret; i++) {
 		struct job_spec spec = { 0 };
+		sqlite3_int64 id = 0;
 
 		if (base_parse(kept[i], &other) || !strcmp(other.series, own.series))
 			continue;
@@ -74,12 +83,18 @@ int backtest_queue(struct db *db, const struct job_record *j)
 		spec.base_reason = why.ptr;
 		spec.patch_count = j->patch_count;
 		spec.with_baseline = true;
-		ret = job_enqueue(db, &spec, NULL);
-		queued++;
+		ret = job_enqueue(db, &spec, &id);
+		if (!ret && said && id)
+			buf_addf(said, "%s%s as job %lld", *queued ? ", " : "", other.series,
+				 (long long)id);
+		else if (!ret && said)	/* the budget's comment says why */
+			buf_addf(said, "%s%s not (over the bug's budget)", *queued ? ", " : "",
+				 other.series);
+		(*queued)++;
 	}
-	if (!ret && queued)
+	if (!ret && *queued)
 		log_info("backtest: job %lld: the fix queued on %d other series", (long long)j->id,
-			 queued);
+			 *queued);
 	bases_free(kept, n);
 	buf_release(&why);
 	return ret;
@@ -141,6 +156,42 @@ static void matrix_verdict(const struct backtest *bt, struct buf *out)
 	}
 	buf_addch(out, '\n');
 	buf_release(&names);
+}
+
+int backtest_queue(struct db *db, const struct job_record *j)
+{
+	int queued;
+
+	return wants_backtest(db, j) ? queue_others(db, j, &queued, NULL) : 0;
+}
+
+int backtest_request(struct db *db, const struct job_record *j, struct buf *answer)
+{
+	sqlite3_stmt *st = db_stmt(db, sql_bt_fix_of);
+	struct buf said = BUF_INIT;
+	sqlite3_int64 fix;
+	int queued, ret;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, j->candidate_id);
+	fix = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	if (fix) {	/* once per patch, asked for or not */
+		buf_addf(answer, "already done: the patch was back-tested from job %lld; its table"
+			 " is (or will be) the comment marked bugbridge-backtest: job %lld",
+			 (long long)fix, (long long)fix);
+		return 0;
+	}
+	ret = queue_others(db, j, &queued, &said);
+	if (!ret && queued)
+		buf_addf(answer, "queued the patch of job %lld, with the unpatched kernel beside"
+			 " it, on %s; one table when they are done", (long long)j->id, said.ptr);
+	else if (!ret)
+		buf_addf(answer, "not done: there is no kept series but %s's own ([runner]"
+			 " bases)", j->base);
+	buf_release(&said);
+	return ret;
 }
 
 static int post_matrix(struct db *db, const struct job_record *fix, const struct backtest *bt)

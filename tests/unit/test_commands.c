@@ -41,28 +41,105 @@ static void test_parse(void **state)
 	assert_int_equal(comment_cmd_parse("bugbridge: test 301", c, 8), 1);
 	assert_int_equal(c[0].kind, COMMENT_CMD_TEST);
 	assert_int_equal(c[0].attachment_id, 301);
+	assert_string_equal(c[0].base, "");
 	assert_int_equal(comment_cmd_parse("Please try this.\n\n  BugBridge:  bisect #77  \r\n",
 					   c, 8), 1);
 	assert_int_equal(c[0].kind, COMMENT_CMD_BISECT);
 	assert_int_equal(c[0].attachment_id, 77);
+	assert_string_equal(c[0].line, "BugBridge: bisect #77");
 	assert_int_equal(comment_cmd_parse("bugbridge: retest\nbugbridge: ignore", c, 8), 2);
 	assert_int_equal(c[0].kind, COMMENT_CMD_RETEST);
 	assert_int_equal(c[1].kind, COMMENT_CMD_IGNORE);
+	assert_int_equal(comment_cmd_parse("bugbridge: retest.", c, 8), 1);
+	assert_int_equal(c[0].kind, COMMENT_CMD_RETEST);
+	assert_int_equal(comment_cmd_parse("bugbridge: help", c, 8), 1);
+	assert_int_equal(c[0].kind, COMMENT_CMD_HELP);
 
-	/* quoted, in prose, malformed: not commands */
+	/* a kernel, as people spell one */
+	assert_int_equal(comment_cmd_parse("bugbridge: test on 6.12", c, 8), 1);
+	assert_int_equal(c[0].kind, COMMENT_CMD_TEST);
+	assert_int_equal(c[0].attachment_id, 0);
+	assert_string_equal(c[0].base, "6.12");
+	assert_int_equal(comment_cmd_parse("bugbridge: test 4 on v6.12.y", c, 8), 1);
+	assert_int_equal(c[0].attachment_id, 4);
+	assert_string_equal(c[0].base, "6.12");
+	assert_int_equal(comment_cmd_parse("bugbridge: test attachment 4 on 6.1.170-3", c, 8), 1);
+	assert_string_equal(c[0].base, "6.1.170-3");
+	assert_int_equal(comment_cmd_parse("bugbridge: bisect 5 on linux-6.1.y", c, 8), 1);
+	assert_int_equal(c[0].kind, COMMENT_CMD_BISECT);
+	assert_string_equal(c[0].base, "6.1");
+	assert_int_equal(comment_cmd_parse("bugbridge: bisect releases 6.1", c, 8), 1);
+	assert_int_equal(c[0].kind, COMMENT_CMD_RELEASES);
+	assert_string_equal(c[0].base, "6.1");
+	assert_int_equal(comment_cmd_parse("bugbridge: bisect releases", c, 8), 1);
+	assert_int_equal(c[0].kind, COMMENT_CMD_RELEASES);
+	assert_string_equal(c[0].base, "");
+	assert_int_equal(comment_cmd_parse("bugbridge: backtest", c, 8), 1);
+	assert_int_equal(c[0].kind, COMMENT_CMD_BACKTEST);
+	assert_int_equal(c[0].attachment_id, 0);
+	assert_int_equal(comment_cmd_parse("bugbridge: back-test #5", c, 8), 1);
+	assert_int_equal(c[0].kind, COMMENT_CMD_BACKTEST);
+	assert_int_equal(c[0].attachment_id, 5);
+
+	/* quoted, in prose, a marker: not command lines */
 	assert_int_equal(comment_cmd_parse("> bugbridge: test 301", c, 8), 0);
 	assert_int_equal(comment_cmd_parse("  >> bugbridge: retest", c, 8), 0);
 	assert_int_equal(comment_cmd_parse("I said bugbridge: retest yesterday", c, 8), 0);
-	assert_int_equal(comment_cmd_parse("bugbridge: test", c, 8), 0);
-	assert_int_equal(comment_cmd_parse("bugbridge: test 0", c, 8), 0);
-	assert_int_equal(comment_cmd_parse("bugbridge: test 12 and 13", c, 8), 0);
-	assert_int_equal(comment_cmd_parse("bugbridge: retest please", c, 8), 0);
-	assert_int_equal(comment_cmd_parse("bugbridge: testing 1", c, 8), 0);
 	assert_int_equal(comment_cmd_parse("bugbridge-result: job 42", c, 8), 0);
+	assert_int_equal(comment_cmd_parse("`bugbridge: test 4`: queued as job 7", c, 8), 0);
 	assert_int_equal(comment_cmd_parse("", c, 8), 0);
-	/* at most max */
+	/* every line counts, only max are kept */
 	assert_int_equal(comment_cmd_parse("bugbridge: retest\nbugbridge: retest\n"
-					   "bugbridge: retest", c, 2), 2);
+					   "bugbridge: retest", c, 2), 3);
+}
+
+/* text's one command line is not understood; want: the command it meant, or NULL */
+static void not_understood(const char *text, const char *want, const char *why)
+{
+	struct comment_cmd c[2];
+
+	assert_int_equal(comment_cmd_parse(text, c, 2), 1);
+	assert_int_equal(c[0].kind, COMMENT_CMD_UNKNOWN);
+	if (want) {
+		if (!c[0].suggestion || strcmp(c[0].hint, want))
+			fail_msg("'%s': want the suggestion '%s', got '%s' (%s)", text, want,
+				 c[0].hint, c[0].suggestion ? "a suggestion" : "no suggestion");
+	} else {
+		if (c[0].suggestion)
+			fail_msg("'%s': no suggestion wanted, got '%s'", text, c[0].hint);
+		if (!strstr(c[0].hint, why))
+			fail_msg("'%s': hint '%s' lacks '%s'", text, c[0].hint, why);
+	}
+}
+
+static void test_not_understood(void **state)
+{
+	char text[64];
+	struct comment_cmd c;
+
+	(void)state;
+	not_understood("bugbridge: test 6.12", "test on 6.12", NULL);
+	not_understood("bugbridge: test 4 6.12", "test 4 on 6.12", NULL);
+	not_understood("bugbridge: test 4 v6.1.170", "test 4 on 6.1.170", NULL);
+	not_understood("bugbridge: tset 4", "test 4", NULL);
+	not_understood("bugbridge: testing 1", "test 1", NULL);
+	not_understood("bugbridge: bisec 7", "bisect 7", NULL);
+	not_understood("bugbridge: retest 4", "test 4", NULL);
+	not_understood("bugbridge: retest please", "retest", NULL);
+	not_understood("bugbridge: please test 4", "test 4", NULL);
+	not_understood("bugbridge: test 12 and 13", "test 12", NULL);
+	not_understood("bugbridge: test", NULL, "`test` needs an attachment number, or `on <kernel>`");
+	not_understood("bugbridge: test 0", NULL, "`0` is not an attachment number");
+	not_understood("bugbridge: test 1 on", NULL, "`on` needs a kernel");
+	not_understood("bugbridge: test 1 on linux", NULL, "`linux` is not a kernel");
+	not_understood("bugbridge: bisect", NULL, "needs the attachment number of a series");
+	not_understood("bugbridge: I think the patch is wrong", NULL, "`I` is not a command");
+	not_understood("bugbridge:", NULL, "no command after `bugbridge:`");
+	not_understood("bugbridge: a b c d e f g h i j k l m n", NULL, "too long");
+	/* the suggestion is spelt as bugbridge spells commands */
+	assert_int_equal(comment_cmd_parse("bugbridge: test 4 on 6.12", &c, 1), 1);
+	comment_cmd_text(&c, text, sizeof(text));
+	assert_string_equal(text, "test 4 on 6.12");
 }
 
 static void test_allowlist(void **state)
@@ -129,7 +206,9 @@ static void test_run_once(void **state)
 		  " (4, 9370, 'bot@example.org', 'bugbridge: retest'),"
 		  " (5, 9370, 'maint@example.org', 'bugbridge: test 999'),"
 		  " (6, 9370, 'mallory@example.org', 'just words'),"
-		  " (10, 9370, 'mallory@example.org', 'bugbridge: test 301');");
+		  " (10, 9370, 'mallory@example.org', 'bugbridge: test 301');"
+		  "INSERT INTO comments (id, bug_id, author, text, is_private) VALUES"
+		  " (11, 9370, 'maint@example.org', 'bugbridge: retest', 1);");
 	assert_int_equal(sqlite3_prepare_v2(db.h, "INSERT INTO attachments (id, bug_id, file_name,"
 		" is_patch, data) VALUES (301, 9370, 'sr-fix.patch', 1, ?)", -1, &st, NULL), 0);
 	sqlite3_bind_blob(st, 1, patch, sizeof(patch) - 1, SQLITE_STATIC);
@@ -148,16 +227,28 @@ static void test_run_once(void **state)
 			       " WHERE marker = 'bugbridge-refused: bug 9370 mallory@example.org'"), 1);
 	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox WHERE marker LIKE"
 			       " 'bugbridge-refused:%'"), 1);
+	/* the allowed command is answered, naming its job, which knows its comment */
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox WHERE marker ="
+			       " 'bugbridge-cmd: comment 1' AND payload LIKE '%queued as job 1:%'"), 1);
+	assert_int_equal(count(&db, "SELECT asked_in FROM jobs WHERE id = 1"), 1);
 	/* an attachment that is not there is answered, not queued */
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox WHERE marker ="
+			       " 'bugbridge-cmd: comment 5' AND payload LIKE"
+			       "'%not done: bug 9370 has no attachment 999 that bugbridge may test%'"), 1);
+	/* a private comment is never read for commands: no job, no answer */
 	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox"
-			       " WHERE marker = 'bugbridge-cmd: comment 5'"), 1);
+			       " WHERE marker = 'bugbridge-cmd: comment 11'"), 0);
+	/* the quoted command is no command: no answer */
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox"
+			       " WHERE marker = 'bugbridge-cmd: comment 3'"), 0);
 	/* every human comment is handled; ours are not even looked at */
-	assert_int_equal(count(&db, "SELECT group_concat(id) FROM comments WHERE handled = 0"), 4);
+	assert_int_equal(count(&db, "SELECT group_concat(id) FROM comments WHERE handled = 0"
+			       " AND is_private = 0"), 4);
 
 	/* a second run does nothing more */
 	assert_int_equal(comment_cmd_run(&db, &no_stop), 0);
 	assert_int_equal(count(&db, "SELECT COUNT(*) FROM jobs"), 1);
-	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox"), 2);
+	assert_int_equal(count(&db, "SELECT COUNT(*) FROM outbox"), 3);
 
 	/* retest re-runs the latest patch job; ignore stops the bug */
 	exec(&db, "INSERT INTO comments (id, bug_id, author, text) VALUES"
@@ -182,6 +273,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_not_understood),
 		cmocka_unit_test(test_allowlist),
 		cmocka_unit_test(test_run_once),
 	};
