@@ -16,6 +16,8 @@
 #include "run.h"
 #include "stage.h"
 #include "buf.h"
+#include "db.h"
+#include "estimate.h"
 #include "job.h"
 #include "log.h"
 #include "safefile.h"
@@ -27,6 +29,35 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+DB_SQL(sql_progress_measure,
+       "UPDATE job_stages SET build_kind = ?1, objects = ?2 WHERE id = ?3");
+
+/* The build's stage row: its kind and the objects compiled so far. */
+static void measure(struct run *r, const struct build_progress *p)
+{
+	sqlite3_stmt *st;
+
+	if (!r->job->id || !r->stage_id || !(st = db_stmt(r->db, sql_progress_measure)))
+		return;
+	db_bind_text(st, 1, p->v->seeded ? "incremental" : "full");
+	sqlite3_bind_int(st, 2, p->done);
+	sqlite3_bind_int64(st, 3, r->stage_id);
+	db_step_done(r->db, st);	/* only a measurement lost */
+}
+
+/* Of how many objects, and how long, a full build of the job's base is. */
+static void full_build(struct run *r, struct build_progress *p)
+{
+	struct est_stats s;
+	double secs;
+
+	if (!est_stats_load(r->db, &s) && est_full_build(&s, r->job->base, &secs, &p->total))
+		p->total_secs = secs;
+	else if (!warm_last(r, &secs, &p->total))
+		p->total_secs = secs;
+	est_stats_release(&s);
+}
 
 static double now_mono(void)
 {
@@ -77,7 +108,6 @@ static void read_new(struct build_progress *p)
 void progress_start(struct run *r, struct build_progress *p, struct variant *v,
 		    const char *log_path)
 {
-	double secs;
 	struct stat st;
 
 	memset(p, 0, sizeof(*p));
@@ -88,14 +118,16 @@ void progress_start(struct run *r, struct build_progress *p, struct variant *v,
 	p->start = p->last = now_mono();
 	buf_init(&p->line, 256);
 	buf_init(&p->step, 256);
-	if (!v->seeded && !warm_last(r, &secs, &p->total))
-		p->total_secs = secs;
+	if (!v->seeded)
+		full_build(r, p);
 	r->progress = p;
+	measure(r, p);
 }
 
 void progress_stop(struct run *r, struct build_progress *p)
 {
 	read_new(p);		/* p->done: every object of the build */
+	measure(r, p);
 	r->progress = NULL;
 	buf_release(&p->line);
 	buf_release(&p->step);
@@ -132,6 +164,7 @@ void progress_tick(struct run *r)
 	progress_text(p, t - p->start, &text);
 	if (r->job->id) {
 		job_progress(r->job, r->db, "build", text.ptr);
+		measure(r, p);
 	} else {
 		printf("bugbridge-runner: %s\n", text.ptr);
 		fflush(stdout);

@@ -4,9 +4,10 @@
  * A job on a cold cache builds the base in full first (the seed, tree.c),
  * then its own kernel incrementally.  --warm builds that seed now, the kind
  * a patch's job uses ([runner] coverage: the gcov one), and says first how
- * long it will take: the last full build's time on this cache
- * (<cache>/seed/full-build: seconds and objects, kept by every unseeded
- * build of the base, run.c), else a
+ * long it will take: the median of the base's last full builds on this
+ * host (their job_stages rows, lib/estimate.h), else the last full build's
+ * time on this cache (<cache>/seed/full-build: seconds and objects, kept by
+ * every unseeded build of the base, run.c), else a
  * figure scaled from this machine's processors (a full build of the runner's
  * config with gcov is about 260 CPU-seconds with a cold ccache: 130 s on 2
  * cores, measured 2026-12-04 after the config lost its unused options).  With the seed in
@@ -21,6 +22,7 @@
 #include "job.h"
 #include "bases.h"
 #include "config.h"
+#include "estimate.h"
 #include "log.h"
 #include "wfile.h"
 
@@ -59,16 +61,23 @@ int warm_last(struct run *r, double *seconds, int *objects)
 	return ret;
 }
 
-/* The estimate in seconds; *measured: from an earlier build on this cache. */
-static double estimate(struct run *r, bool *measured)
+/* The estimate in seconds, and what it stands on. */
+static double estimate(struct run *r, const char **basis)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct est_stats st;
 	double s = 0;
 	int objects;
 
-	*measured = !warm_last(r, &s, &objects);
-	if (!*measured)
-		s = CPU_SECONDS_COLD / (ncpu > 0 ? ncpu : 1);
+	*basis = "the median of its last full builds on this host";
+	if (est_stats_load(r->db, &st) || !est_full_build(&st, r->job->base, &s, &objects)) {
+		*basis = "as long as the last full build on this cache";
+		if (warm_last(r, &s, &objects)) {
+			*basis = "estimated from the number of processors";
+			s = CPU_SECONDS_COLD / (ncpu > 0 ? ncpu : 1);
+		}
+	}
+	est_stats_release(&st);
 	return s;
 }
 
@@ -86,8 +95,9 @@ void warm_record(struct run *r, double seconds, int objects)
 
 static int warm(struct run *r)
 {
-	bool coverage = cfg_bool("runner.coverage"), measured;
+	bool coverage = cfg_bool("runner.coverage");
 	struct buf seed = BUF_INIT;
+	const char *basis;
 	double start;
 	long est;
 	int ret;
@@ -99,12 +109,10 @@ static int warm(struct run *r)
 		buf_release(&seed);
 		return 0;
 	}
-	est = (long)(estimate(r, &measured) + 0.5);
+	est = (long)(estimate(r, &basis) + 0.5);
 	printf("bugbridge-runner: building the seed of %s (%s config%s): about %ld min %02ld s"
 	       " (%s)\n", r->kernel_version, cfg_str("runner.config_variant"),
-	       coverage ? " with gcov" : "", est / 60, est % 60,
-	       measured ? "as long as the last full build on this cache"
-	       : "estimated from the number of processors");
+	       coverage ? " with gcov" : "", est / 60, est % 60, basis);
 	fflush(stdout);
 	start = now_mono();
 	ret = run_seed(r, coverage);

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <time.h>
 #include "http.h"
+#include "estimate.h"
 
 int page_overview(struct http_request *req, struct http_response *resp);
 int page_component(struct http_request *req, struct http_response *resp);
@@ -85,9 +86,10 @@ int page_signature_items(struct db *db, sqlite3_int64 job, bool show_hash, struc
 void page_base_url(struct buf *out);
 
 /*
- * The queue with estimates from recent stage durations (page_queue.c).
- * Running jobs first (by start), then queued jobs in claim order (lib
- * job.h's JOB_CLAIM_ORDER), those waiting for a time last, by that time.
+ * The queue with estimates from the stage times measured on this host
+ * (page_queue.c, lib/estimate.h).  Running jobs first (by start), then
+ * queued jobs in claim order (lib job.h's JOB_CLAIM_ORDER), those waiting
+ * for a time last, by that time.
  */
 struct queue_entry {
 	sqlite3_int64 job_id, bug_id;
@@ -101,13 +103,17 @@ struct queue_entry {
 	char held[200];			/* waiting for a budget: why ("" : not) */
 	long elapsed;			/* running: seconds since start */
 	int position;			/* queued: 1 = next */
-	time_t est_start, est_finish;	/* 0: no estimate (no history yet) */
+	time_t est_start, est_finish;	/* 0: no estimate (nothing measured yet) */
+	char base[64];			/* the job's base, for est_basis */
+	int done, total;		/* running full build: objects compiled, of */
+	bool overdue;			/* its current step runs past its median */
 };
 struct queue {
 	struct queue_entry *v;
 	int n;
-	long typical;			/* estimated seconds per job, 0 if unknown */
+	long typical;			/* a patch's job, seed built (seconds; 0: unknown) */
 	int slots;			/* parallel jobs assumed */
+	struct est_stats est;		/* what the estimates stand on (est_basis) */
 };
 int queue_load(struct db *db, time_t now, struct queue *q);
 void queue_release(struct queue *q);

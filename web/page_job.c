@@ -344,7 +344,39 @@ static int signatures(struct db *db, sqlite3_int64 id, struct buf *out)
 	return ret;
 }
 
-/* " Position 2 in the queue; estimated start ~..., finish ~...". */
+/* " Position 2 in the queue.  Estimated start ~..., finish ~... (from ...)." */
+static void estimate_note(struct buf *out, const struct queue *q, const struct queue_entry *e,
+			  time_t now)
+{
+	struct buf basis = BUF_INIT;
+
+	est_basis(&q->est, e->base, &basis);
+	if (!e->est_finish) {
+		buf_addstr(out, " No estimate: ");
+		html_txt(out, basis.ptr);
+		buf_addstr(out, ".");
+		goto out;
+	}
+	if (e->position) {
+		buf_addstr(out, " Estimated start ~");
+		page_time(out, e->est_start);
+		buf_addstr(out, ",");
+	}
+	buf_addstr(out, e->position ? " estimated finish ~" : " Estimated finish ~");
+	page_time(out, e->est_finish);
+	buf_addstr(out, " (in ");
+	page_duration(out, (long)(e->est_finish - now));
+	if (e->total)
+		buf_addf(out, "; its build: %d of %d objects compiled", e->done, e->total);
+	if (e->overdue)
+		buf_addstr(out, "; its current step runs longer than usual");
+	buf_addstr(out, "; ");
+	html_txt(out, basis.ptr);
+	buf_addstr(out, ").");
+out:
+	buf_release(&basis);
+}
+
 static int queue_note(struct db *db, struct buf *out, sqlite3_int64 id, time_t now)
 {
 	struct queue q;
@@ -358,16 +390,7 @@ static int queue_note(struct db *db, struct buf *out, sqlite3_int64 id, time_t n
 			continue;
 		if (e->position)
 			buf_addf(out, " Position %d in the queue.", e->position);
-		if (e->est_start && e->position) {
-			buf_addstr(out, " Estimated start ~");
-			page_time(out, e->est_start);
-			buf_addstr(out, ",");
-		}
-		if (e->est_finish) {
-			buf_addstr(out, " estimated finish ~");
-			page_time(out, e->est_finish);
-			buf_addstr(out, " (from recent stage durations).");
-		}
+		estimate_note(out, &q, e, now);
 	}
 	queue_release(&q);
 	return 0;

@@ -1,7 +1,8 @@
 /*
  * page_overview: "/", the dashboard at a glance: open watched bugs by
  * component with counts, the latest verdicts, the queue (running jobs with
- * stage and elapsed time, queued jobs with position and estimates), the
+ * stage and elapsed time, queued jobs with position and estimates, and
+ * what the estimates stand on), the
  * bugs that need attention and the writes the tracker refused.  Refreshes itself every minute.
  */
 #include "html.h"
@@ -104,6 +105,8 @@ static void queue_row(struct buf *out, const struct queue_entry *e, time_t now)
 	if (!strcmp(e->state, "running")) {
 		buf_addstr(out, "</td><td>running: ");
 		html_txt(out, *e->stage ? e->stage : "starting");
+		if (e->total)
+			buf_addf(out, " (%d of %d objects)", e->done, e->total);
 		buf_addstr(out, "</td><td>");
 		page_duration(out, e->elapsed);
 		buf_addstr(out, " elapsed</td><td>");
@@ -120,24 +123,23 @@ static void queue_row(struct buf *out, const struct queue_entry *e, time_t now)
 		page_time(out, e->est_finish);
 		buf_addstr(out, " (in ");
 		page_duration(out, (long)(e->est_finish - now));
-		buf_addstr(out, ")");
+		buf_addstr(out, e->overdue ? "; its step runs longer than usual)" : ")");
 	}
 	buf_addstr(out, "</td></tr>\n");
 }
 
 static int queue(struct db *db, struct buf *out, time_t now)
 {
+	struct buf basis = BUF_INIT;
 	struct queue q;
 
 	if (queue_load(db, now, &q))
 		return -1;
-	buf_addstr(out, "<section>\n<h2><a href=\"/queue\">Queue</a></h2>\n");
-	if (q.typical) {
-		buf_addstr(out, "<p class=\"note\">Estimates assume ");
-		page_duration(out, q.typical);
-		buf_addf(out, " per job (recent stage durations) on %d runner slot%s.</p>\n",
-			 q.slots, q.slots == 1 ? "" : "s");
-	}
+	est_basis(&q.est, NULL, &basis);
+	buf_addstr(out, "<section>\n<h2><a href=\"/queue\">Queue</a></h2>\n"
+		   "<p class=\"note\">Estimates: ");
+	html_txt(out, basis.ptr);
+	buf_addf(out, ", on %d runner slot%s.</p>\n", q.slots, q.slots == 1 ? "" : "s");
 	buf_addstr(out, "<table>\n<thead><tr><th>Job</th><th>Bug</th><th>Kind</th>"
 		   "<th>State</th><th>Time</th><th>Estimated finish</th></tr></thead>\n<tbody>\n");
 	for (int i = 0; i < q.n; i++)
@@ -146,6 +148,7 @@ static int queue(struct db *db, struct buf *out, time_t now)
 		buf_addstr(out, "<tr><td colspan=\"6\">The queue is empty.</td></tr>\n");
 	buf_addstr(out, "</tbody>\n</table>\n</section>\n");
 	queue_release(&q);
+	buf_release(&basis);
 	return 0;
 }
 

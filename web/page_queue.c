@@ -7,16 +7,17 @@
  * The order is the runners' (JOB_CLAIM_ORDER, lib/job.h), jobs that wait
  * for a time (a retry delay, a budget's day) after the rest, by that time.
  *
- * The estimate comes from recent stage durations (the last few hundred
- * finished stages): a job is expected to take the sum of the average
- * duration of each stage, twice that if it also runs the baseline.  A
- * running job has left the average of its current stage minus the time
- * already spent in it, plus the stages after it.  Queued jobs are then
- * dealt, in claim order, to whichever of the runner slots frees up first
- * (a waiting job no earlier than its time); slots are [runner] parallel or the number of jobs running now,
- * whichever is larger.  It is an estimate: the page says so.
+ * The estimates are lib/estimate.h's, from the stage times measured on
+ * this host (per base, the median of each step's last few runs), a job's
+ * plan (full or incremental build, baseline cached or not) and, for a
+ * running job, its own progress.  Queued jobs are dealt, in claim order,
+ * to whichever of the runner slots frees up first (a waiting job no
+ * earlier than its time); slots are [runner] parallel or the number of
+ * jobs running now, whichever is larger.  The pages say what the estimates
+ * stand on (est_basis).
  */
 #include "config.h"
+#include "estimate.h"
 #include "html.h"
 #include "job.h"
 #include "job_budget.h"
@@ -30,22 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const stage_order[] = {
-	"prepare", "apply", "configure", "build", "boot", "test", "report",
-};
-#define NSTAGES (int)(sizeof(stage_order) / sizeof(stage_order[0]))
-
-DB_SQL(sql_queue_stage_avg,
-       "SELECT stage, avg(finished_at - started_at) FROM"
-       " (SELECT stage, started_at, finished_at FROM job_stages"
-       "  WHERE status = 'ok' AND finished_at IS NOT NULL AND variant = 'patched'"
-       "  ORDER BY id DESC LIMIT 300)"
-       " GROUP BY stage");
 DB_SQL(sql_queue_jobs,
        "SELECT j.id, ifnull(j.bug_id, 0), j.state, ifnull(j.stage, ''), j.kind,"
-       " ifnull(j.started_at, j.created_at), j.with_baseline,"
-       " (SELECT started_at FROM job_stages s WHERE s.job_id = j.id"
-       "   AND s.finished_at IS NULL ORDER BY s.id DESC LIMIT 1),"
+       " ifnull(j.started_at, j.created_at),"
        " j.purpose, j.account, j.lane, j.not_before, ifnull(j.held, '')"
        " FROM jobs j WHERE j.state IN ('running', 'queued')"
        " ORDER BY j.state = 'queued', CASE WHEN j.state = 'running' THEN j.started_at END,"
@@ -59,118 +47,59 @@ DB_SQL(sql_queue_accounts,
        " FROM jobs WHERE budget_day >= ?1 OR state IN ('queued', 'running')"
        " GROUP BY account ORDER BY account = '', account LIMIT 500");
 
-static int stage_index(const char *stage)
+/* lib/estimate.h over the queue, in its order; positions for the queued. */
+static void estimate(struct db *db, struct queue *q, time_t now)
 {
-	for (int i = 0; i < NSTAGES; i++)
-		if (!strcmp(stage, stage_order[i]))
-			return i;
-	return -1;
-}
+	struct est_job *v = xcalloc((size_t)q->n + 1, sizeof(*v));
+	int nrunning = 0, position = 0;
 
-static int load_averages(struct db *db, double avg[NSTAGES])
-{
-	sqlite3_stmt *st = db_stmt(db, sql_queue_stage_avg);
-	int rc;
-
-	memset(avg, 0, NSTAGES * sizeof(avg[0]));
-	if (!st)
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int i = stage_index(db_col_text(st, 0));
-
-		if (i >= 0)
-			avg[i] = sqlite3_column_double(st, 1);
+	for (int i = 0; i < q->n; i++) {
+		v[i].id = q->v[i].job_id;
+		v[i].running = !strcmp(q->v[i].state, "running");
+		v[i].not_before = q->v[i].not_before;
+		nrunning += v[i].running;
 	}
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
-/* Seconds a running job still needs, by the averages. */
-static long remaining(const double avg[NSTAGES], const char *stage, double in_stage)
-{
-	int cur = stage_index(stage);
-	double left = 0;
-
-	if (cur < 0)
-		cur = 0;
-	left = avg[cur] > in_stage ? avg[cur] - in_stage : 0;
-	for (int i = cur + 1; i < NSTAGES; i++)
-		left += avg[i];
-	return (long)left;
-}
-
-static int earliest_slot(const time_t *free_at, int n)
-{
-	int best = 0;
-
-	for (int i = 1; i < n; i++)
-		if (free_at[i] < free_at[best])
-			best = i;
-	return best;
-}
-
-static void estimate(struct queue *q, const double avg[NSTAGES], const int *baseline,
-		     const double *in_stage, time_t now)
-{
-	time_t *free_at;
-	int nrunning = 0, slot = 0, position = 0;
-
-	for (int i = 0; i < NSTAGES; i++)
-		q->typical += (long)avg[i];
-	for (int i = 0; i < q->n; i++)
-		nrunning += !strcmp(q->v[i].state, "running");
 	q->slots = (int)cfg_int("runner.parallel");
 	if (q->slots < nrunning)
 		q->slots = nrunning;
 	if (q->slots < 1)
 		q->slots = 1;
-	free_at = xcalloc((size_t)q->slots, sizeof(*free_at));
-	for (int i = 0; i < q->slots; i++)
-		free_at[i] = now;
+	est_queue(db, &q->est, now, q->slots, v, q->n, &q->typical);
 	for (int i = 0; i < q->n; i++) {
 		struct queue_entry *e = &q->v[i];
 
-		if (!strcmp(e->state, "running")) {
-			if (q->typical) {
-				e->est_finish = now + remaining(avg, e->stage, in_stage[i]);
-				free_at[slot++] = e->est_finish;
-			}
-			continue;
-		}
-		e->position = ++position;
-		if (!q->typical)
-			continue;
-		slot = earliest_slot(free_at, q->slots);
-		e->est_start = free_at[slot] > now ? free_at[slot] : now;
-		if (e->est_start < e->not_before)
-			e->est_start = e->not_before;
-		e->est_finish = e->est_start + q->typical * (baseline[i] ? 2 : 1);
-		free_at[slot] = e->est_finish;
+		if (!v[i].running)
+			e->position = ++position;
+		e->est_start = v[i].start;
+		e->est_finish = v[i].finish;
+		e->done = v[i].done;
+		e->total = v[i].total;
+		e->overdue = v[i].overdue;
+		snprintf(e->base, sizeof(e->base), "%s", v[i].base);
 	}
-	free(free_at);
+	free(v);
 }
 
-/* Whose the job is and what it waits for (columns 8 on). */
+/* Whose the job is and what it waits for (columns 6 on). */
 static void fill_place(sqlite3_stmt *st, time_t now, struct queue_entry *e)
 {
-	snprintf(e->purpose, sizeof(e->purpose), "%s", db_col_text(st, 8));
-	snprintf(e->account, sizeof(e->account), "%s", db_col_text(st, 9));
-	e->lane = sqlite3_column_int(st, 10);
-	e->not_before = (time_t)sqlite3_column_int64(st, 11);
+	snprintf(e->purpose, sizeof(e->purpose), "%s", db_col_text(st, 6));
+	snprintf(e->account, sizeof(e->account), "%s", db_col_text(st, 7));
+	e->lane = sqlite3_column_int(st, 8);
+	e->not_before = (time_t)sqlite3_column_int64(st, 9);
 	if (e->not_before <= now || strcmp(e->state, "queued"))
 		e->not_before = 0;
 	else
-		snprintf(e->held, sizeof(e->held), "%s", db_col_text(st, 12));
+		snprintf(e->held, sizeof(e->held), "%s", db_col_text(st, 10));
 }
 
 int queue_load(struct db *db, time_t now, struct queue *q)
 {
 	sqlite3_stmt *st;
-	double avg[NSTAGES], *in_stage = NULL;
-	int *baseline = NULL, alloc = 0, rc, ret = -1;
+	int alloc = 0, rc, ret = -1;
 
 	memset(q, 0, sizeof(*q));
-	if (load_averages(db, avg))
+	if (est_stats_load(db, &q->est))
 		goto out;
 	st = db_stmt(db, sql_queue_jobs);
 	if (!st)
@@ -182,8 +111,6 @@ int queue_load(struct db *db, time_t now, struct queue *q)
 		if (q->n == alloc) {
 			alloc = alloc ? alloc * 2 : 16;
 			q->v = xrealloc(q->v, (size_t)alloc * sizeof(*q->v));
-			baseline = xrealloc(baseline, (size_t)alloc * sizeof(*baseline));
-			in_stage = xrealloc(in_stage, (size_t)alloc * sizeof(*in_stage));
 		}
 		e = &q->v[q->n];
 		memset(e, 0, sizeof(*e));
@@ -193,9 +120,6 @@ int queue_load(struct db *db, time_t now, struct queue *q)
 		snprintf(e->stage, sizeof(e->stage), "%s", db_col_text(st, 3));
 		snprintf(e->kind, sizeof(e->kind), "%s", db_col_text(st, 4));
 		e->elapsed = (long)(now - sqlite3_column_int64(st, 5));
-		baseline[q->n] = sqlite3_column_int(st, 6);
-		in_stage[q->n] = sqlite3_column_type(st, 7) == SQLITE_NULL ? (double)e->elapsed :
-			(double)now - sqlite3_column_double(st, 7);
 		fill_place(st, now, e);
 		q->n++;
 	}
@@ -204,11 +128,9 @@ int queue_load(struct db *db, time_t now, struct queue *q)
 		error("http: cannot read the queue: %s", db_errmsg(db));
 		goto out;
 	}
-	estimate(q, avg, baseline, in_stage, now);
+	estimate(db, q, now);
 	ret = 0;
 out:
-	free(baseline);
-	free(in_stage);
 	if (ret)
 		queue_release(q);
 	return ret;
@@ -217,6 +139,7 @@ out:
 void queue_release(struct queue *q)
 {
 	free(q->v);
+	est_stats_release(&q->est);
 	memset(q, 0, sizeof(*q));
 }
 

@@ -57,7 +57,7 @@ INSERT INTO jobs (id, bug_id, candidate_id, kind, state, stage, runner, attempts
   1790000200, 1790000900, 1, 1),
  (2, 9370, 13, 'retest', 'done', NULL, 'runner-a', 1, 'pass', 'FAIL->PASS',
   'all 3 test cases pass', 'kvm', '6.1.119', '@LOGS@/job-2', 1791000100, 1791000200,
-  1791000950, 1, 1),
+  1791001545, 1, 1),
  (3, 9371, NULL, 'test', 'running', 'build', 'runner-b', 0, NULL, NULL, NULL, 'kvm', NULL,
   '@LOGS@/job-3', strftime('%s', 'now') - 400, strftime('%s', 'now') - 300, NULL, 0, 0),
  (4, 9380, NULL, 'test', 'queued', NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL,
@@ -65,23 +65,31 @@ INSERT INTO jobs (id, bug_id, candidate_id, kind, state, stage, runner, attempts
  (5, 9371, NULL, 'retest', 'queued', NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL,
   strftime('%s', 'now') - 50, NULL, NULL, 0, 1);
 
-INSERT INTO job_stages (job_id, variant, stage, started_at, finished_at, status, detail) VALUES
- (1, 'patched', 'prepare', 1790000200, 1790000210, 'ok', NULL),
- (1, 'patched', 'apply', 1790000210, 1790000212, 'ok', NULL),
- (1, 'patched', 'configure', 1790000212, 1790000232, 'ok', NULL),
- (1, 'patched', 'build', 1790000232, 1790000832, 'ok', 'bzImage 6.1.119'),
- (1, 'patched', 'boot', 1790000832, 1790000862, 'ok', NULL),
- (1, 'patched', 'test', 1790000862, 1790000892, 'failed', '1 of 3 failed'),
- (2, 'patched', 'prepare', 1791000200, 1791000210, 'ok', NULL),
- (2, 'patched', 'apply', 1791000210, 1791000212, 'ok', NULL),
- (2, 'patched', 'configure', 1791000212, 1791000232, 'ok', NULL),
- (2, 'patched', 'build', 1791000232, 1791000832, 'ok', NULL),
- (2, 'patched', 'boot', 1791000832, 1791000862, 'ok', NULL),
- (2, 'patched', 'test', 1791000862, 1791000942, 'ok', NULL),
- (3, 'patched', 'prepare', strftime('%s', 'now') - 300, strftime('%s', 'now') - 290, 'ok', NULL),
- (3, 'patched', 'apply', strftime('%s', 'now') - 290, strftime('%s', 'now') - 288, 'ok', NULL),
- (3, 'patched', 'configure', strftime('%s', 'now') - 288, strftime('%s', 'now') - 268, 'ok', NULL),
- (3, 'patched', 'build', strftime('%s', 'now') - 268, NULL, 'running', NULL);
+-- as the runner writes them (schema 0021: a build says its kind and objects)
+INSERT INTO job_stages (job_id, variant, stage, started_at, finished_at, status, detail,
+	build_kind, objects) VALUES
+ (1, 'patched', 'prepare', 1790000200, 1790000210, 'ok', NULL, NULL, NULL),
+ (1, 'patched', 'apply', 1790000210, 1790000212, 'ok', NULL, NULL, NULL),
+ (1, 'patched', 'configure', 1790000212, 1790000232, 'ok', NULL, NULL, NULL),
+ (1, 'patched', 'build', 1790000232, 1790000832, 'ok', 'bzImage 6.1.119', 'incremental', 40),
+ (1, 'patched', 'boot', 1790000832, 1790000862, 'ok', NULL, NULL, NULL),
+ (1, 'patched', 'test', 1790000862, 1790000892, 'failed', '1 of 3 failed', NULL, NULL),
+ (2, 'patched', 'prepare', 1791000200, 1791000210, 'ok', NULL, NULL, NULL),
+ (2, 'patched', 'apply', 1791000210, 1791000212, 'ok', NULL, NULL, NULL),
+ (2, 'baseline', 'apply', 1791000212, 1791000214, 'ok', NULL, NULL, NULL),
+ (2, 'baseline', 'configure', 1791000214, 1791000234, 'ok', NULL, NULL, NULL),
+ (2, 'baseline', 'build', 1791000234, 1791000734, 'ok', NULL, 'full', 852),
+ (2, 'patched', 'configure', 1791000734, 1791000754, 'ok', NULL, NULL, NULL),
+ (2, 'patched', 'build', 1791000754, 1791001354, 'ok', NULL, 'incremental', 40),
+ (2, 'patched', 'boot', 1791001354, 1791001384, 'ok', NULL, NULL, NULL),
+ (2, 'patched', 'test', 1791001384, 1791001464, 'ok', NULL, NULL, NULL),
+ (2, 'baseline', 'boot', 1791001464, 1791001494, 'ok', NULL, NULL, NULL),
+ (2, 'baseline', 'test', 1791001494, 1791001544, 'ok', NULL, NULL, NULL),
+ (2, 'patched', 'report', 1791001544, 1791001545, 'ok', NULL, NULL, NULL),
+ (3, 'patched', 'prepare', strftime('%s', 'now') - 300, strftime('%s', 'now') - 290, 'ok', NULL, NULL, NULL),
+ (3, 'patched', 'apply', strftime('%s', 'now') - 290, strftime('%s', 'now') - 288, 'ok', NULL, NULL, NULL),
+ (3, 'patched', 'configure', strftime('%s', 'now') - 288, strftime('%s', 'now') - 268, 'ok', NULL, NULL, NULL),
+ (3, 'patched', 'build', strftime('%s', 'now') - 268, NULL, 'running', NULL, 'incremental', 12);
 
 INSERT INTO test_results (job_id, variant, name, status, runs, failures, diagnostics) VALUES
  (1, 'patched', 'scsi_completion_basic', 'fail', 3, 3, 'expected 0 got -5 <b>EIO</b>'),
