@@ -13,22 +13,25 @@
 #include "cli.h"
 #include "check.h"
 #include "config.h"
+#include "db.h"
 #include "log.h"
 #include "mail.h"
 #include "runner.h"
 #include "tracker.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
 	"usage: bugbridge config show      the effective configuration, secrets masked\n"
 	"       bugbridge config example   every key with its default and help\n"
 	"       bugbridge config check [--offline]\n"
 	"                                  check what the configuration reaches, a line\n"
-	"                                  each (the tracker and its key, SMTP, the\n"
-	"                                  runner's directories, tarballs and sandbox,\n"
-	"                                  the LAVA lab); --offline: the file only.\n"
+	"                                  each (the database, the tracker and its key,\n"
+	"                                  SMTP, the runner's directories, tarballs and\n"
+	"                                  sandbox, the LAVA lab); --offline: the file.\n"
 	"                                  Exit 0: all ok, 1: a check failed, 2: the\n"
 	"                                  programs would refuse the configuration\n";
 
@@ -47,6 +50,35 @@ static int check_file(struct check *c)
 	return n;
 }
 
+/* The database: there, readable, and of this bugbridge's schema. */
+static void check_database(struct check *c)
+{
+	const char *path = cfg_str("db.path");
+	struct buf err = BUF_INIT;
+	struct db db = { 0 };
+	int have, want = db_latest_version();
+
+	if (access(path, F_OK)) {
+		check_warn(c, "database", "'%s' does not exist yet: bugbridged creates it at start"
+			   " (or bugbridge db migrate)", path);
+	} else if (db_open(&db, path, &err) || (have = db_version(&db)) < 0) {
+		check_fail(c, "database", "%s", err.len ? err.ptr : db_errmsg(&db));
+	} else if (have > want) {
+		check_fail(c, "database", "'%s' has schema %d, newer than this bugbridge's %d",
+			   path, have, want);
+	} else if (have < want) {
+		check_warn(c, "database", "'%s' has schema %d, this bugbridge's is %d: bugbridged"
+			   " migrates it at start; bugbridge-runner refuses it until then", path,
+			   have, want);
+	} else if (access(path, W_OK)) {
+		check_fail(c, "database", "'%s' is not writable: %s", path, strerror(errno));
+	} else {
+		check_ok(c, "database", "%s (schema %d)", path, have);
+	}
+	db_close(&db);
+	buf_release(&err);
+}
+
 static int check(bool offline)
 {
 	struct check c = CHECK_INIT(stdout);
@@ -57,6 +89,7 @@ static int check(bool offline)
 		log_open("/dev/null", LOG_ERROR);
 	refused = check_file(&c);
 	if (!offline) {
+		check_database(&c);
 		tracker_check(&c);
 		mail_check(&c);
 		runner_check(&c);

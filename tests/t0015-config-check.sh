@@ -49,7 +49,7 @@ cc
 is "a good configuration: exit 0" "$rc" 0
 like "the tracker answers" "$out" "^ok    tracker: $STANDIN_URL answers \(Bugzilla 5\.2\)$"
 like "the key is valid, and whose it is" "$out" \
-	"^ok    tracker key: valid, bot@example\.com's \(GET /rest/valid_login\)$"
+	"^ok    tracker key: valid, bot@example\.com's \(\[tracker\] login; GET /rest/valid_login confirms\)$"
 like "with its groups" "$out" "^ok    tracker groups: bot@example\.com is in .*editbugs"
 like "SMTP answers (EHLO, NOOP)" "$out" "^ok    smtp: smtp://127\.0\.0\.1:$SMTP_PORT answers \(250 "
 like "patches_dir" "$out" "^ok    patches_dir: $BB_SRC/kernel-patches$"
@@ -59,7 +59,34 @@ like "the sandbox: bwrap works (or, unconfined, a warning)" "$out" \
 	"^(ok    sandbox: bwrap works|warn  sandbox: .*unconfined)"
 like "LAVA not in use" "$out" "^skip  lava: \[runner\] backend = local$"
 is "no line failed" "$(fails)" 0
-like "and it says so" "$out" "^configuration ok: $TMP/c\.conf"
+like "a database not made yet is a warning" "$out" \
+	"^warn  database: '$TMP/bugbridge\.db' does not exist yet: bugbridged creates it at start"
+like "and it says so" "$out" "^configuration ok: $TMP/c\.conf \(see the warnings\)$"
+
+# 1b. the database migrated; the bot's account as bugbridged learned it
+#     (Bugzilla 5.2 has no /rest/whoami: without [tracker] login it is
+#     learned from our own posts, and kept for this url and key, bot.h)
+bb --config "$TMP/c.conf" db migrate >/dev/null 2>&1
+cc
+like "the database: there, of this bugbridge's schema" "$out" \
+	"^ok    database: $TMP/bugbridge\.db \(schema [0-9]+\)$"
+is "and nothing warns now" "$(printf '%s\n' "$out" | grep -c '^warn')" 0
+cc BUGBRIDGE_TRACKER_LOGIN=
+like "no [tracker] login and nothing learned: valid, whose unknown (a warning)" "$out" \
+	"^warn  tracker key: valid; whose, this tracker does not say .* set \[tracker\] login"
+is "a warning is no failure" "$rc" 0
+fp=$(printf '%s\n%s' "$STANDIN_URL" "$BOT_KEY" | sha256sum | cut -d' ' -f1)
+sql "UPDATE tracker_state SET bot_login = 'bot@example.com', bot_how = 'posted',
+	bot_whoami = 0, bot_key = '$fp' WHERE id = 1"
+cc BUGBRIDGE_TRACKER_LOGIN=
+like "what bugbridged learned is confirmed" "$out" \
+	"^ok    tracker key: valid, bot@example\.com's \(learned by bugbridged: posted; GET /rest/valid_login confirms\)$"
+sql "UPDATE tracker_state SET bot_login = 'user@example.com' WHERE id = 1"
+cc BUGBRIDGE_TRACKER_LOGIN=
+is "a key no longer the learned account's: exit 1" "$rc" 1
+like "saying so" "$out" \
+	"^FAIL  tracker key: valid, but no longer user@example\.com's, whom bugbridged learned for it \(posted\)$"
+sql "UPDATE tracker_state SET bot_login = NULL, bot_how = NULL, bot_key = NULL WHERE id = 1"
 
 # 2. the tracker's failures
 cc BUGBRIDGE_TRACKER_API_KEY=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx
@@ -122,7 +149,6 @@ token = lava-token-0123456789
 [digest]
 every = never
 EOF
-bb --config "$TMP/c.conf" db migrate >/dev/null 2>&1
 id=$(bb --config "$TMP/c.conf" job add --bug 9370 --none 2>/dev/null)
 why="\[runner\] backend = lava, but neither \[lava\] artifacts_url nor \[web\] base_url is set: LAVA workers would be given relative URLs \(/artifacts/\.\.\.\) for the kernel"
 cc

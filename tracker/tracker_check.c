@@ -6,27 +6,48 @@
  * Whose: GET /rest/whoami where the tracker has it (5.1+, BMO); upstream
  * 5.0 and 5.2 have no such call (404, code 32614), and there nothing tells
  * a key's owner but GET /rest/valid_login?login=L, which says whether the
- * key is L's: so [tracker] login is confirmed, or, without one, the key is
- * shown valid (a bad key is refused, code 306, by any call with it) and its
- * owner unknown.  Groups: GET /rest/user?names=L, which shows an account its
+ * key is L's: so [tracker] login is confirmed, or, without one, the login
+ * bugbridged learned for this url and key (bot.h, kept in the database);
+ * failing both, the key is shown valid (a bad key is refused, code 306, by
+ * any call with it) and its owner unknown.  Groups: GET /rest/user?names=L, which shows an account its
  * own groups.  Each question is asked once (no retries): what does not
  * answer now is the finding.
  */
 #include "tracker.h"
+#include "bot.h"
 #include "bugzilla.h"
 #include "check.h"
 #include "config.h"
 
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 /* valid_login for a name no account has: false for a good key, 306 for a bad one */
 #define CHECK_NOBODY "bugbridge-config-check@invalid"
 
+/* What bugbridged learned of this (url, key)'s account (only read); "" none. */
+static void learned(const struct bz *bz, struct buf *login, const char **how)
+{
+	struct buf err = BUF_INIT;
+	struct db db = { 0 };
+	struct bot b;
+
+	bot_init(&b, bz);
+	if (!access(cfg_str("db.path"), R_OK) && !db_open(&db, cfg_str("db.path"), &err) &&
+	    db_version(&db) == db_latest_version() && !bot_load(&b, &db) && bot_known(&b)) {
+		buf_addstr(login, b.login.ptr);
+		*how = b.how;
+	}
+	db_close(&db);
+	bot_release(&b);
+	buf_release(&err);
+}
+
 /* The key's owner into login ("" when the tracker cannot say); -1: key refused. */
 static int key_owner(struct check *c, struct bz *bz, struct buf *login)
 {
-	const char *mine = cfg_str("tracker.login");
+	const char *mine = cfg_str("tracker.login"), *how = "config";
 	bool yes = false;
 
 	if (!bz_whoami(bz, login)) {
@@ -41,21 +62,31 @@ static int key_owner(struct check *c, struct bz *bz, struct buf *login)
 	if (bz->err != BZ_ERR_NOT_FOUND)
 		goto refused;
 	/* 5.0, 5.2 */
-	if (bz_valid_login(bz, *mine ? mine : CHECK_NOBODY, &yes))
+	if (!*mine)
+		learned(bz, login, &how);
+	if (bz_valid_login(bz, *mine ? mine : login->len ? login->ptr : CHECK_NOBODY, &yes))
 		goto refused;
 	if (*mine && !yes) {
 		check_fail(c, "tracker key", "valid, but not the key of [tracker] login '%s'"
 			   " (GET /rest/valid_login)", mine);
 		return -1;
 	}
-	if (!*mine) {
+	if (!*mine && login->len && !yes) {
+		check_fail(c, "tracker key", "valid, but no longer %s's, whom bugbridged learned"
+			   " for it (%s)", login->ptr, how);
+		return -1;
+	}
+	if (!*mine && !login->len) {
 		check_warn(c, "tracker key", "valid; whose, this tracker does not say (no"
-			   " /rest/whoami before Bugzilla 5.1): set [tracker] login to the"
-			   " bot's account");
+			   " /rest/whoami before Bugzilla 5.1) and bugbridged has not learned yet:"
+			   " set [tracker] login to the bot's account");
 		return 0;
 	}
-	buf_addstr(login, mine);
-	check_ok(c, "tracker key", "valid, %s's (GET /rest/valid_login)", mine);
+	if (*mine)
+		buf_addstr(login, mine);
+	check_ok(c, "tracker key", "valid, %s's (%s%s; GET /rest/valid_login confirms)",
+		 login->ptr, *mine ? "[tracker] login" : "learned by bugbridged: ",
+		 *mine ? "" : how);
 	return 0;
 refused:
 	check_fail(c, "tracker key", "%s%s", bz->err == BZ_ERR_LOGIN ? "refused: " : "",
