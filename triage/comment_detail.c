@@ -23,8 +23,9 @@
  *
  * At most DETAIL_LINES lines.  When the suite ran (a pass or fail verdict),
  * the comment's tests say the counts, the baseline and which tests failed:
- * then only our own sentences are shown, and nothing is counted.  The apply-failed detail is triage_hunk.c's
- * (the patch's own lines, which its author wrote and the comment may show).
+ * then only our own sentences are shown, and nothing is counted.  The
+ * apply-failed detail is triage_hunk.c's (the patch's own lines, which its
+ * author wrote and the comment may show).
  */
 #include "triage_comment.h"
 

@@ -17,7 +17,6 @@
 #include "xalloc.h"
 #include "config.h"
 #include "job_record.h"
-#include "log.h"
 
 #include <ctype.h>
 #include <stdlib.h>

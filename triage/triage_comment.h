@@ -46,7 +46,10 @@ void triage_add_frames(struct buf *out, const char *frames);
  */
 void triage_add_tests(struct buf *out, const struct job_record *job,
 		      const struct job_record *first_run);
-/* Its failure signatures, one line each ("kind: title in top_frame"), at most 4; label: say which kernel. */
+/*
+ * The job's failure signatures, one line each ("kind: title in top_frame"),
+ * at most 4; label: say which kernel ("[baseline]") each is of.
+ */
 void triage_add_signatures(struct buf *out, const struct job_record *job, bool label);
 
 /* --- triage_hunk.c --- */
