@@ -130,7 +130,8 @@ static int series_with(const struct backtest *bt, const char *what, struct buf *
 }
 
 /* The verdict line: "works on 6.1 and 6.12", "works on 6.1; does not apply to 6.6". */
-static void matrix_verdict(const struct backtest *bt, struct buf *out)
+static void matrix_verdict(const struct job_record *fix, const struct backtest *bt,
+			   struct buf *out)
 {
 	static const char *const outcomes[][3] = {
 		{ "works", "works on ", "" },
@@ -142,7 +143,10 @@ static void matrix_verdict(const struct backtest *bt, struct buf *out)
 	struct buf names = BUF_INIT;
 	bool first = true;
 
-	buf_addstr(out, "bugbridge back-test of the fix: ");
+	/* a back-test asked for by a command may be of any patch, not only a fix */
+	buf_addf(out, "bugbridge back-test of the %s: ",
+		 !strcmp(job_str(fix->change), "FAIL->PASS") ? "fix" :
+		 strcmp(fix->cand.kind, "patch") ? "series" : "patch");
 	for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++) {
 		int n;
 
@@ -200,7 +204,7 @@ static int post_matrix(struct db *db, const struct job_record *fix, const struct
 	int ret;
 
 	buf_addf(&marker, "bugbridge-backtest: job %lld", (long long)fix->id);
-	matrix_verdict(bt, &text);
+	matrix_verdict(fix, bt, &text);
 	buf_addch(&text, '\n');
 	if (fix->candidate_id) {
 		buf_addstr(&text, "Patch:    ");

@@ -20,6 +20,7 @@
 #include "db.h"
 #include "job_record.h"
 #include "text_table.h"
+#include "triage_backtest.h"
 #include "triage_comment.h"
 
 static void use_config(const char *text)
@@ -571,6 +572,73 @@ static void test_backtest_text(void **state)
 	buf_release(&out);
 }
 
+static char *outbox_text(struct db *db, const char *marker)
+{
+	sqlite3_stmt *st;
+	char *s = NULL;
+
+	assert_int_equal(sqlite3_prepare_v2(db->h, "SELECT payload FROM outbox WHERE marker = ?",
+					    -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, marker, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		s = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return s;
+}
+
+static void assert_prefix(const char *s, const char *prefix)
+{
+	if (strncmp(s, prefix, strlen(prefix)))
+		fail_msg("want a text starting\n%s\ngot\n%s", prefix, s);
+}
+
+/* The matrix comment's verdict line says in words what its rows say. */
+static void test_backtest_comment(void **state)
+{
+	struct job_record rec = JOB_RECORD_INIT;
+	struct db db;
+	char *s;
+
+	(void)state;
+	use_config("");
+	open_db(&db);
+	/* a fix, back-tested on 6.12 (works) and 6.6 (does not apply) */
+	exec(&db, "INSERT INTO jobs (id, bug_id, candidate_id, base, state, verdict, change,"
+		  " kernel_version) VALUES"
+		  " (40, 9370, 1, 'linux-source-6.1', 'done', 'pass', 'FAIL->PASS', '6.1.192');"
+		  "INSERT INTO jobs (id, bug_id, candidate_id, parent_id, purpose, base, state,"
+		  " verdict, change, kernel_version) VALUES"
+		  " (41, 9370, 1, 40, 'backtest', 'linux-source-6.12', 'done', 'pass', 'FAIL->PASS',"
+		  "  '6.12.118'),"
+		  " (42, 9370, 1, 40, 'backtest', 'linux-source-6.6', 'done', 'apply-failed', NULL,"
+		  "  '6.6.1');"
+		  "INSERT INTO test_results (job_id, variant, name, status) VALUES"
+		  " (40, 'baseline', 'sr-capacity', 'fail'), (40, 'patched', 'sr-capacity', 'pass'),"
+		  " (41, 'baseline', 'sr-capacity', 'fail'), (41, 'patched', 'sr-capacity', 'pass');");
+	assert_int_equal(job_record_load(&db, 42, 0, &rec), 1);
+	assert_int_equal(backtest_job_done(&db, &rec), 0);
+	job_record_release(&rec);
+	s = outbox_text(&db, "bugbridge-backtest: job 40");
+	assert_non_null(s);
+	assert_prefix(s, "bugbridge back-test of the fix: works on 6.1 and 6.12;"
+		      " does not apply to 6.6\n\n");
+	assert_non_null(strstr(s, "\n  6.6     6.6.1     42   no       -                   -\n"));
+	free(s);
+	/* a patch asked for by a command, not a fix: "of the patch", and what it did */
+	exec(&db, "DELETE FROM outbox; UPDATE jobs SET change = 'PASS->PASS' WHERE id = 40;"
+		  "UPDATE test_results SET status = 'pass' WHERE variant = 'baseline';"
+		  "UPDATE jobs SET change = 'PASS->PASS' WHERE id = 41;");
+	assert_int_equal(job_record_load(&db, 42, 0, &rec), 1);
+	assert_int_equal(backtest_job_done(&db, &rec), 0);
+	job_record_release(&rec);
+	s = outbox_text(&db, "bugbridge-backtest: job 40");
+	assert_non_null(s);
+	assert_prefix(s, "bugbridge back-test of the patch: passes on 6.1 and 6.12, as do"
+		      " the unpatched kernels; does not apply to 6.6\n");
+	free(s);
+	db_close(&db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -583,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_comment_columns),
 		cmocka_unit_test(test_text_table),
 		cmocka_unit_test(test_backtest_text),
+		cmocka_unit_test(test_backtest_comment),
 	};
 	int rc;
 
