@@ -19,7 +19,7 @@ static const struct command commands[] = {
 	{ "db", cmd_db, "db migrate | db version: create or upgrade the database" },
 	{ "status", cmd_status, "status [--json]: queue, bug, outbox and poll counts" },
 	{ "config", cmd_config, "config show | example | check: the configuration" },
-	{ "job", cmd_job, "job add | show | list | cancel: kernel test jobs" },
+	{ "job", cmd_job, "job add | show | list | cancel | retry: kernel test jobs" },
 	{ "digest", cmd_digest, "digest [--dry-run | --send-now]: the mailing-list digest" },
 };
 
