@@ -4,13 +4,26 @@
 # sr-capacity FAIL->PASS, nothing else moves.  A second job on the same base
 # takes the baseline from the cache instead of building it again, and the
 # patched tree's build is incremental.  The pristine baseline is never
-# touched by a job's patches.
+# touched by a job's patches.  bugbridged posts the result on the stand-in
+# tracker as a maintainer reads it (issue 31): at most 25 lines, naming
+# sr-capacity, the kernel, the reach and the job page.
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/runner-lib.sh"
+. "$(dirname "$0")/lib/standin.sh"
 runner_require
+[ -x "$BB_BUILD/bz-standin" ] || skip_all "no bz-standin in $BB_BUILD"
 
-plan 13
-BB_TEST_COVERAGE=true runner_setup </dev/null
+plan 20
+standin_start || { not_ok "bz-standin starts"; exit 1; }
+# no bug is watched: the job's result is posted to 9370 all the same
+BB_TEST_COVERAGE=true runner_setup <<EOF
+[tracker]
+url = $STANDIN_URL
+api_key = $BOT_KEY
+login = bot@example.com
+[web]
+base_url = http://bugbridge.example/
+EOF
 
 id=$(bb job add --bug 9370 --series "$KP/sr-sense-valid" --baseline 2>/dev/null)
 run_once runner.log
@@ -33,6 +46,24 @@ is "the fix's changed line ran: the verdict says so" "$(job_field $id reach)" \
 	"reached 1 of 1 changed lines"
 like "the coverage log names it" "$(cat "$(job_field $id log_dir)/patched-coverage.log")" \
 	"drivers/scsi/sr.c:[0-9]+ executed [1-9]"
+
+bbd --once >"$TMP/bbd.log" 2>&1
+is "bugbridged --once posts the result" "$?" 0
+text=$(curl -s "$STANDIN_URL/rest/bug/9370/comment" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print("\n".join(c["text"] for c in d["bugs"]["9370"]["comments"] if sys.argv[1] in c["text"]))' \
+	"bugbridge-result: job $id")
+diag "the result comment:" "$text"
+n=$(printf '%s\n' "$text" | wc -l)
+check "the sr fix's FAIL->PASS comment is at most 25 lines ($n)" [ "$n" -le 25 ]
+like "  it says the series fixes sr-capacity" "$text" "^bugbridge FAIL->PASS: this series fixes sr-capacity$"
+like "  the kernel" "$text" "^Kernel: +linux-source-6\\.1, 6\\.1\\.[0-9]+"
+like "  the reach" "$text" "^Reach: +reached 1 of 1 changed lines$"
+like "  sr-capacity's row and a count of the others" "$text" \
+	"^  FAIL +PASS +sr-capacity
+  [0-9]+ more tests pass on both\\.$"
+like "  the job page" "$text" "^Job: +http://bugbridge\\.example/job/$id$"
 
 base=$RUNNER_CACHE/base/linux-source-6.1
 unlike "the pristine baseline's sr.c is unchanged" \
