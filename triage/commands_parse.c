@@ -322,13 +322,16 @@ static bool meant(const struct words *orig, struct comment_cmd *c)
 	return false;
 }
 
-/* One line's command, as typed: blanks squeezed, cut to fit. */
+/* One line's command, as typed: blanks squeezed, cut to fit (never inside a UTF-8 character). */
 static void keep_line(const char *p, const char *end, struct comment_cmd *c)
 {
 	size_t n = 0;
 	bool space = false;
 
-	for (; p < end && n + 4 < sizeof(c->line); p++) {
+	/* at most 2 bytes a turn, then "..." and the NUL: n + 6 <= sizeof */
+	for (; p < end && n + 6 <= sizeof(c->line); p++) {
+		unsigned char ch = (unsigned char)*p;
+
 		if (blank(*p)) {
 			space = n > 0;
 			continue;
@@ -336,9 +339,18 @@ static void keep_line(const char *p, const char *end, struct comment_cmd *c)
 		if (space)
 			c->line[n++] = ' ';
 		space = false;
-		c->line[n++] = (unsigned char)*p < 0x20 ? '?' : *p;
+		c->line[n++] = ch < 0x20 || ch == 0x7f ? '?' : *p;
 	}
 	if (p < end) {
+		size_t lead = n;
+		unsigned char b;
+
+		while (lead && ((unsigned char)c->line[lead - 1] & 0xc0) == 0x80)
+			lead--;
+		b = lead ? (unsigned char)c->line[lead - 1] : 0;
+		/* a lead byte whose character was cut: drop the part that fits */
+		if (b >= 0xc0 && n - lead + 1 < (size_t)(b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2))
+			n = lead - 1;
 		memcpy(c->line + n, "...", 3);
 		n += 3;
 	}

@@ -136,6 +136,21 @@ static void test_not_understood(void **state)
 	not_understood("bugbridge: I think the patch is wrong", NULL, "`I` is not a command");
 	not_understood("bugbridge:", NULL, "no command after `bugbridge:`");
 	not_understood("bugbridge: a b c d e f g h i j k l m n", NULL, "too long");
+	/* a long line is cut to fit, never inside a UTF-8 character */
+	{
+		char longline[300] = "bugbridge: test 4 ";
+		struct comment_cmd l;
+		size_t n;
+
+		for (int i = 0; i < 60; i++)
+			strcat(longline, "\xc3\xa9");	/* é */
+		assert_int_equal(comment_cmd_parse(longline, &l, 1), 1);
+		n = strlen(l.line);
+		assert_true(n < sizeof(l.line));
+		assert_string_equal(l.line + n - 3, "...");
+		assert_int_equal((unsigned char)l.line[n - 4], 0xa9);
+		assert_int_equal(l.kind, COMMENT_CMD_UNKNOWN);
+	}
 	/* the suggestion is spelt as bugbridge spells commands */
 	assert_int_equal(comment_cmd_parse("bugbridge: test 4 on 6.12", &c, 1), 1);
 	comment_cmd_text(&c, text, sizeof(text));
