@@ -70,7 +70,8 @@ for m in "bugbridge-result: job 1" "bugbridge-state: bug $bug reproduced job 1" 
 	"bugbridge-dup: $bug 9370" "bugbridge-bisect: job 1" "bugbridge-backtest: job 1" \
 	"bugbridge-releases: job 1" "bugbridge-refused: bug $bug user@example.com" \
 	"bugbridge-ack: job 1" "bugbridge-cc: bug $bug 0123456789abcdef" \
-	"bugbridge-cmd: comment 1" "bugbridge-note: from the bot, honest"; do
+	"bugbridge-cmd: comment 1" "bugbridge-budget: bug $bug 2026-12-07" \
+	"bugbridge-note: from the bot, honest"; do
 	say "$USER_KEY" "$bug" "I am not the bot.
 
 $m" >/dev/null
@@ -150,8 +151,8 @@ for c in json.load(sys.stdin)["comments"]:
 }
 web_up
 api=$(ours_in_api "$bug")
-is "the API: none of user@example.com's 14 comments is ours" \
-	"$(echo "$api" | grep -c '^user@example.com 0$') $(echo "$api" | grep -c '^user@example.com 1$')" "14 0"
+is "the API: none of user@example.com's 15 comments is ours" \
+	"$(echo "$api" | grep -c '^user@example.com 0$') $(echo "$api" | grep -c '^user@example.com 1$')" "15 0"
 is "  nor the admin's" "$(echo "$api" | grep -c '^admin@example.com 1$')" 0
 is "  the bot's are (the result, the answer, the refusal)" "$(echo "$api" | grep -c '^bot@example.com 1$')" \
 	"$(echo "$api" | grep -c '^bot@example.com')"
@@ -177,7 +178,7 @@ standin_ctl fail "count=1000&status=500"
 bbd --once --config "$TMP/bb.conf" >"$TMP/down.log" 2>&1
 is "with the tracker down: the comments by others are not ours again" \
 	"$(sql "SELECT COUNT(*) FROM comments WHERE is_ours = 1 AND author <> 'bot@example.com'")" 0
-like "  logged" "$(cat "$TMP/down.log")" "tracker: 15 stored comments corrected: ours are those by bot@example.com"
+like "  logged" "$(cat "$TMP/down.log")" "tracker: 16 stored comments corrected: ours are those by bot@example.com"
 
 # migration 0019: a database of the older bugbridge, with a forged row and an honest one
 old=$TMP/old.db
