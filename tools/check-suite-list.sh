@@ -7,7 +7,8 @@ set -eu
 kp=$(dirname "$0")/../kernel-patches/suite
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-sed -n 's/^[[:space:]]*{ "\([a-z0-9-]*\)", t_[a-z0-9_]* },.*/\1/p' "$kp/bbsuite.c" >"$tmp/bbsuite.c"
+sed -n 's/^[[:space:]]*{ "\([a-z0-9-]*\)", t_[a-z0-9_]*, [A-Z]* },.*/\1/p' "$kp/bbsuite.c" >"$tmp/bbsuite.c"
+[ -s "$tmp/bbsuite.c" ] || { echo "check-suite-list: no test table in $kp/bbsuite.c" >&2; exit 1; }
 awk '$1 == "test" { print $2 }' "$kp/scenarios" >"$tmp/scenarios"
 if ! cmp -s "$tmp/bbsuite.c" "$tmp/scenarios"; then
 	echo "check-suite-list: kernel-patches/suite/scenarios does not list bbsuite.c's tests in order:" >&2

@@ -35,6 +35,11 @@
  * "bbsuite.timeout=S" gives a test S seconds instead of 90 before it is
  * reported stuck (the campaign: its slowest test takes about 3 s, and a
  * mutant that hangs a test should cost seconds, not minutes).
+ * "bbsuite.shuffle=SEED" runs the tests in an order drawn from SEED, named
+ * in the header (test_order); "bbsuite.rename=1" makes every device a test
+ * removes come back under a new name (bbdev.c).  Neither may change a
+ * verdict: each test finds its devices by role when it starts, and what it
+ * left behind is put back after it (bbstate.c).
  */
 #include "bbsuite.h"
 
@@ -54,84 +59,91 @@
 struct test {
 	const char *name;
 	int (*fn)(void);
+	enum place place;
 };
 
 static int t_kernel_log_clean(void);
 
-/* The order is part of the interface: tests that read error messages come
- * before the ones that produce many (the block layer ratelimits its error
- * lines), sd-stress and kernel-log-clean come last. */
+/* The order of a boot without bbsuite.shuffle.  No test relies on another
+ * having run before it: each finds its devices when it starts (dev_scan)
+ * and finds them as the boot left them (state_restore after every test).
+ * Two keep their place in a shuffled boot:
+ *   sd-medium-error   runs first: it requires the block layer's error line
+ *                     naming the bad sector, which is ratelimited (10 in
+ *                     5 s, printk_ratelimited in blk-core.c, no knob);
+ *                     other tests' failed reads would use up the burst.
+ *   kernel-log-clean  runs last: it judges the whole boot's log. */
 static const struct test tests[] = {
-	{ "guest-no-network", t_guest_no_network },
-	{ "sd-read-verify", t_sd_read_verify },
-	{ "sd-medium-error", t_sd_medium_error },
-	{ "sd-recovered-error", t_sd_recovered_error },
-	{ "sd-sgio", t_sd_sgio },
-	{ "sr-read", t_sr_read },
-	{ "sr-medium-error", t_sr_medium_error },
-	{ "sr-capacity", t_sr_capacity },
-	{ "sd-end-of-device", t_sd_end_of_device },
-	{ "sd-limits", t_sd_limits },
-	{ "scsi-scan", t_scsi_scan },
-	{ "lying-device-lba-outside", t_lying_lba_outside },
-	{ "lying-device-unaligned-resid", t_lying_unaligned_resid },
-	{ "lying-device-short-resid", t_lying_short_resid },
-	{ "lying-device-medium-no-data", t_lying_medium_no_data },
-	{ "lying-device-deferred-sense", t_lying_deferred_sense },
-	{ "lying-device-descriptor-sense", t_lying_descriptor_sense },
-	{ "lying-device-sr-info-outside", t_lying_sr_info_outside },
-	{ "lying-device-info-resid", t_lying_info_resid },
-	{ "lying-device-errno", t_lying_errno },
-	{ "lying-device-retries", t_lying_retries },
-	{ "lying-device-failfast-readahead", t_lying_failfast_readahead },
-	{ "lying-device-host-bytes", t_lying_host_bytes },
-	{ "lying-device-sense-actions", t_lying_sense_actions },
-	{ "lying-device-unit-attention", t_lying_unit_attention },
-	{ "lying-device-sr-deferred", t_lying_sr_deferred },
-	{ "lying-device-cd-geometry", t_lying_cd_geometry },	/* puts the CD back as it was */
-	{ "lying-device-runtime-limit", t_lying_runtime_limit },
-	{ "lying-device-eh-paths", t_lying_eh_paths },
-	{ "lying-device-write-paths", t_lying_write_paths },
-	{ "lying-device-mixed-merge", t_lying_mixed_merge },
-	{ "lying-device-queue", t_lying_queue },
-	{ "lying-device-sgio-status", t_lying_sgio_status },
-	{ "lying-device-cd-ioctls", t_lying_cd_ioctls },
-	{ "lying-device-cd-events", t_lying_cd_events },
-	{ "lying-device-cd-gesn", t_lying_cd_gesn },
-	{ "lying-device-cd-poll", t_lying_cd_poll },
-	{ "lying-device-cd-revalidate", t_lying_cd_revalidate },
-	{ "lying-device-cd-read-mode1", t_lying_cd_read_mode1 },
-	{ "lying-device-cd-offline", t_lying_cd_offline },	/* puts the CD back online */
-	{ "lying-device-cd-mismatch", t_lying_cd_mismatch },	/* removes the CD and scans it again */
-	{ "lying-device-eh-tur", t_lying_eh_tur },
-	{ "lying-device-delayed-requeue", t_lying_delayed_requeue },
-	{ "lying-device-rescan", t_lying_rescan },
-	{ "lying-device-send-command", t_lying_send_command },
-	{ "lying-device-capacity", t_lying_capacity },	/* puts the disk back: removed, added again */
-	{ "lying-device-flush", t_lying_flush },	/* the same */
-	{ "lying-device-read6-fallback", t_lying_read6_fallback },	/* the disk gets READ(6) from now on */
-	{ "lying-device-sr-valid-inside", t_lying_sr_valid_inside },
-	{ "lying-device-sr-end-trim", t_lying_sr_end_trim },	/* trims the CD: last of its tests */
-	{ "lying-device-sgio-faults", t_lying_sgio_faults },
-	{ "lying-device-send-command-faults", t_lying_send_command_faults },
-	{ "lying-device-execute-retries", t_lying_execute_retries },
-	{ "lying-device-log-once", t_lying_log_once },
-	{ "scan-inquiry", t_scan_inquiry },	/* adds and deletes target 1's LUNs */
-	{ "scan-report-luns", t_scan_report_luns },
-	{ "lying-device-eh-sense", t_lying_eh_sense },
-	{ "lying-device-eh-answers", t_lying_eh_answers },
-	{ "lying-device-eh-escalation", t_lying_eh_escalation },
-	{ "lying-device-eh-deadline", t_lying_eh_deadline },
-	{ "lying-device-eh-lun-change", t_lying_eh_lun_change },
-	{ "lying-device-eh-ramp-up", t_lying_eh_ramp_up },
-	{ "lying-device-eh-timeout", t_lying_eh_timeout },
-	{ "lying-device-timeouts", t_lying_timeouts },
-	{ "lying-device-double-done", t_lying_double_done },
-	{ "lying-device-sgio-at-head", t_lying_sgio_at_head },	/* sets the disk's queue depth back */
-	{ "lying-device-sgio-tag-wait", t_lying_sgio_tag_wait },	/* sets nr_requests back */
-	{ "sd-timeout-eh", t_sd_timeout_eh },
-	{ "sd-stress", t_sd_stress },
-	{ "kernel-log-clean", t_kernel_log_clean },
+	{ "guest-no-network", t_guest_no_network, ANY },
+	{ "sd-read-verify", t_sd_read_verify, ANY },
+	{ "sd-medium-error", t_sd_medium_error, FIRST },
+	{ "sd-recovered-error", t_sd_recovered_error, ANY },
+	{ "sd-sgio", t_sd_sgio, ANY },
+	{ "sr-read", t_sr_read, ANY },
+	{ "sr-medium-error", t_sr_medium_error, ANY },
+	{ "sr-capacity", t_sr_capacity, ANY },
+	{ "sd-end-of-device", t_sd_end_of_device, ANY },
+	{ "sd-limits", t_sd_limits, ANY },
+	{ "scsi-scan", t_scsi_scan, ANY },
+	{ "lying-device-lba-outside", t_lying_lba_outside, ANY },
+	{ "lying-device-unaligned-resid", t_lying_unaligned_resid, ANY },
+	{ "lying-device-short-resid", t_lying_short_resid, ANY },
+	{ "lying-device-medium-no-data", t_lying_medium_no_data, ANY },
+	{ "lying-device-deferred-sense", t_lying_deferred_sense, ANY },
+	{ "lying-device-descriptor-sense", t_lying_descriptor_sense, ANY },
+	{ "lying-device-sr-info-outside", t_lying_sr_info_outside, ANY },
+	{ "lying-device-info-resid", t_lying_info_resid, ANY },
+	{ "lying-device-errno", t_lying_errno, ANY },
+	{ "lying-device-retries", t_lying_retries, ANY },
+	{ "lying-device-failfast-readahead", t_lying_failfast_readahead, ANY },
+	{ "lying-device-host-bytes", t_lying_host_bytes, ANY },
+	{ "lying-device-sense-actions", t_lying_sense_actions, ANY },
+	{ "lying-device-unit-attention", t_lying_unit_attention, ANY },
+	{ "lying-device-sr-deferred", t_lying_sr_deferred, ANY },
+	{ "lying-device-cd-geometry", t_lying_cd_geometry, ANY },	/* puts the CD back as it was */
+	{ "lying-device-runtime-limit", t_lying_runtime_limit, ANY },
+	{ "lying-device-eh-paths", t_lying_eh_paths, ANY },
+	{ "lying-device-write-paths", t_lying_write_paths, ANY },
+	{ "lying-device-mixed-merge", t_lying_mixed_merge, ANY },
+	{ "lying-device-queue", t_lying_queue, ANY },
+	{ "lying-device-sgio-status", t_lying_sgio_status, ANY },
+	{ "lying-device-cd-ioctls", t_lying_cd_ioctls, ANY },
+	{ "lying-device-cd-events", t_lying_cd_events, ANY },
+	{ "lying-device-cd-gesn", t_lying_cd_gesn, ANY },
+	{ "lying-device-cd-poll", t_lying_cd_poll, ANY },
+	{ "lying-device-cd-revalidate", t_lying_cd_revalidate, ANY },
+	{ "lying-device-cd-read-mode1", t_lying_cd_read_mode1, ANY },
+	{ "lying-device-cd-offline", t_lying_cd_offline, ANY },	/* puts the CD back online */
+	{ "lying-device-cd-mismatch", t_lying_cd_mismatch, ANY },	/* removes the CD and scans it again */
+	{ "lying-device-eh-tur", t_lying_eh_tur, ANY },
+	{ "lying-device-delayed-requeue", t_lying_delayed_requeue, ANY },
+	{ "lying-device-rescan", t_lying_rescan, ANY },
+	{ "lying-device-send-command", t_lying_send_command, ANY },
+	{ "lying-device-capacity", t_lying_capacity, ANY },	/* puts the disk back: removed, added again */
+	{ "lying-device-flush", t_lying_flush, ANY },	/* the same, its cache off again */
+	{ "lying-device-read6-fallback", t_lying_read6_fallback, ANY },	/* leaves use_10_for_rw off (put back) */
+	{ "lying-device-sr-valid-inside", t_lying_sr_valid_inside, ANY },
+	{ "lying-device-sr-end-trim", t_lying_sr_end_trim, ANY },	/* trims the CD (scanned again after it) */
+	{ "lying-device-sgio-faults", t_lying_sgio_faults, ANY },
+	{ "lying-device-send-command-faults", t_lying_send_command_faults, ANY },
+	{ "lying-device-execute-retries", t_lying_execute_retries, ANY },
+	{ "lying-device-log-once", t_lying_log_once, ANY },
+	{ "scan-inquiry", t_scan_inquiry, ANY },	/* adds and deletes target 1's LUNs */
+	{ "scan-report-luns", t_scan_report_luns, ANY },
+	{ "lying-device-eh-sense", t_lying_eh_sense, ANY },
+	{ "lying-device-eh-answers", t_lying_eh_answers, ANY },
+	{ "lying-device-eh-escalation", t_lying_eh_escalation, ANY },
+	{ "lying-device-eh-deadline", t_lying_eh_deadline, ANY },
+	{ "lying-device-eh-lun-change", t_lying_eh_lun_change, ANY },
+	{ "lying-device-eh-ramp-up", t_lying_eh_ramp_up, ANY },
+	{ "lying-device-eh-timeout", t_lying_eh_timeout, ANY },
+	{ "lying-device-timeouts", t_lying_timeouts, ANY },
+	{ "lying-device-double-done", t_lying_double_done, ANY },
+	{ "lying-device-sgio-at-head", t_lying_sgio_at_head, ANY },	/* sets the disk's queue depth back */
+	{ "lying-device-sgio-tag-wait", t_lying_sgio_tag_wait, ANY },	/* sets nr_requests back */
+	{ "sd-timeout-eh", t_sd_timeout_eh, ANY },
+	{ "sd-stress", t_sd_stress, ANY },
+	{ "kernel-log-clean", t_kernel_log_clean, LAST },
 };
 #define NTESTS (sizeof(tests) / sizeof(tests[0]))
 
@@ -199,29 +211,6 @@ static int t_kernel_log_clean(void)
 	if (bad)
 		return fail("%zu kernel failure line(s) in the boot log", bad);
 	return 0;
-}
-
-/* The value of "key=" on /proc/cmdline (a static copy per call site), or NULL. */
-static char *cmdline_arg(const char *key, char *buf, size_t size)
-{
-	char *p, *end;
-	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	p = strstr(buf, key);
-	if (!p)
-		return NULL;
-	p += strlen(key);
-	end = p + strcspn(p, " \t\n");
-	*end = '\0';
-	return p;
 }
 
 /* bbsuite.stop=1 on the kernel command line. */
@@ -413,12 +402,38 @@ static int run_isolated(const struct test *t)
 	return msg[0] == 'P' ? 0 : -1;
 }
 
-static void reset_devices(void)
+#define RESTORE_TIMEOUT_S 30
+
+/* state_restore() in a child process: a kernel that hangs while a device
+ * is put back (a queue freeze waiting for a lost command) costs the test
+ * that left it so, not the rest of the boot.  0, or -1 and fail(). */
+static int restore_isolated(void)
 {
-	if (dev_node(ROLE_SDEBUG))
-		sdebug_set(0, 0);
-	if (dev_node(ROLE_BBDISK))
-		bbtest_clear();
+	double deadline = now() + RESTORE_TIMEOUT_S;
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		state_restore();
+		return 0;
+	}
+	if (pid == 0) {
+		state_restore();
+		fflush(stdout);
+		_exit(0);
+	}
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		if (now() > deadline) {
+			kill(pid, SIGKILL);
+			stuck = true;
+			return fail("putting back what the test left behind got no result in %d s"
+				    " (kernel hang?)", RESTORE_TIMEOUT_S);
+		}
+		usleep(10000);
+	}
+	return 0;
 }
 
 /*
@@ -434,11 +449,13 @@ static int run_one(const struct test *t, bool charge)
 	int ret;
 
 	reason[0] = '\0';
-	reset_devices();
+	dev_scan();	/* a name an earlier test saw means nothing */
+	state_before();
 	ret = run_isolated(t);
 	if (t->fn != t_kernel_log_clean)
 		reach_report("reach");
-	reset_devices();
+	if (restore_isolated())	/* what it left behind is put back, and said */
+		ret = -1;
 	end = kmsg_mark();
 	if (t->fn != t_kernel_log_clean) {
 		for (size_t k = mark; k < end; k++) {
@@ -536,23 +553,33 @@ int main(int argc, char **argv)
 	const char *only = argc > 1 ? argv[1] : cmdline_only();
 	const char *chosen = cmdline_tests();	/* the campaign's selection */
 	const struct test *run[NTESTS];
-	bool failed[NTESTS] = { false };
+	enum place places[NTESTS];
+	size_t order[NTESTS];
+	bool failed[NTESTS] = { false }, shuffled;
 	size_t nrun = 0, nfail = 0;
+	uint64_t seed = 0;
 	double t0 = now();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	klogctl(8, NULL, 1);	/* SYSLOG_ACTION_CONSOLE_LEVEL: KTAP stays whole */
 	kmsg_open();
 	dev_scan();
+	state_snapshot();
 
 	for (size_t i = 0; i < NTESTS; i++)
-		if (selected(tests[i].name, only))
-			run[nrun++] = &tests[i];
+		places[i] = tests[i].place;
+	shuffled = test_order(places, NTESTS, order, &seed);
+	for (size_t i = 0; i < NTESTS; i++)
+		if (selected(tests[order[i]].name, only))
+			run[nrun++] = &tests[order[i]];
 
 	printf("KTAP version 1\n");
 	printf("1..%zu\n", nrun);
 	if (only)
 		printf("# bbsuite.only=%s\n", only);
+	if (shuffled)
+		printf("# bbsuite.shuffle=%llu: tests in a random order; boot with the same"
+		       " seed to replay it\n", (unsigned long long)seed);
 	reach_report("reach at boot");
 	for (size_t i = 0; i < nrun; i++) {
 		if (nfail && stop_at_first()) {

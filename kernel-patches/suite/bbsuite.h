@@ -11,7 +11,11 @@
  * Map of the code:
  *   bbsuite.c     test table, KTAP output, the per-test kernel-log window,
  *                 kernel-log-clean, bbsuite.only= selection
- *   bbutil.c      devices (role -> /dev node), pattern fill/check, I/O,
+ *   bbdev.c       devices found by role (host driver, H:C:T:L, INQUIRY),
+ *                 removed and scanned again
+ *   bborder.c     the running order: the table's, or bbsuite.shuffle=SEED's
+ *   bbstate.c     the state the boot left, put back after every test
+ *   bbutil.c      pattern fill/check, I/O,
  *                 sysfs knobs, /dev/kmsg reader, SG_IO, child processes
  *   t_sd.c        sd-* tests (scsi_debug and QEMU scsi-hd behind blkdebug)
  *   t_sd_limits.c sd-limits (I/O limits from the Block Limits VPD page)
@@ -72,6 +76,7 @@ enum role {
 	ROLE_CDALIAS,	/* QEMU scsi-hd, target 2: writable alias of cdsmall */
 	ROLE_CDBIG,	/* QEMU scsi-cd, target 3, blkdebug */
 	ROLE_CDSMALL,	/* QEMU scsi-cd, target 4, blkdebug, 128 KiB */
+	ROLE_QLIMITS,	/* QEMU scsi-hd, target 5, a Block Limits page */
 	ROLE_BBDISK,	/* scsi_bbtest LUN 0 */
 	ROLE_BBCD,	/* scsi_bbtest LUN 1 */
 	ROLE_MAX
@@ -94,11 +99,34 @@ enum role {
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* bbutil.c: devices */
+/* bborder.c: the tests' running order, as indices of the table (place[i]
+ * for table entry i): the table's, or drawn from bbsuite.shuffle=SEED
+ * (then true and *seed).  FIRST and LAST tests keep their places. */
+enum place { ANY, FIRST, LAST };
+bool test_order(const enum place *place, size_t n, size_t *order, uint64_t *seed);
+
+/* bbstate.c: what a test can change, recorded at boot (state_snapshot)
+ * and put back after every test (state_before, then state_restore: how
+ * many things it put back, each said on a "left behind" diagnostic). */
+void state_snapshot(void);
+void state_before(void);
+int state_restore(void);
+
+/* bbdev.c: devices by role (host driver, H:C:T:L, vendor and model).
+ * dev_scan() maps each role to the block device holding it now; bbsuite
+ * calls it before every test, dev_add/dev_readd after a scan. */
+struct hctl { int host, channel, target, lun; };
+void dev_scan(void);
 const char *dev_node(enum role r);		/* "/dev/sdb" or NULL */
 const char *dev_name(enum role r);		/* "sdb" or NULL */
+const char *dev_what(enum role r);		/* "scsi_bbtest disk" */
 int dev_require(enum role r);			/* 0, or fail() */
-void dev_scan(void);
+int dev_hctl(enum role r, struct hctl *at);	/* 0, or fail() */
+/* Scan r's LUN (where it was last seen) and wait (10 s at most) until a
+ * block device holds the role again, with a size if sized: 0 or fail().
+ * dev_readd() deletes it first: a fresh probe, as at boot. */
+int dev_add(enum role r, bool sized);
+int dev_readd(enum role r, bool sized);
 long long dev_sectors(enum role r);		/* /sys/block/X/size, -1 */
 /* /sys/block/X/device/NAME: the midlayer's per-device counters (hex), -1 */
 long long dev_counter(enum role r, const char *name);
@@ -190,6 +218,10 @@ void gcov_dump(void);
  * behaviour changed between them, a test asks for what this kernel does. */
 #define KV(a, b, c) (((a) << 16) + ((b) << 8) + ((c) > 255 ? 255 : (c)))
 unsigned int kernel_version(void);
+
+/* bbutil.c: the value of "key=" on /proc/cmdline (in buf, which holds
+ * the whole command line: 4096 bytes), or NULL. */
+char *cmdline_arg(const char *key, char *buf, size_t size);
 
 /* bbutil.c: run a program, wait, return its exit status or -1 */
 int run_prog(const char *const argv[]);

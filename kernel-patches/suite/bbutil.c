@@ -1,6 +1,5 @@
 /*
- * bbutil.c: what every bbsuite test needs: finding the devices by role,
- * the lba-pattern, exact-length I/O returning -errno, sysfs/debugfs knobs,
+ * bbutil.c: what every bbsuite test needs: the lba-pattern, exact-length I/O returning -errno, sysfs/debugfs knobs,
  * a /dev/kmsg reader, SG_IO, and running a helper program.
  */
 #include "bbsuite.h"
@@ -20,131 +19,6 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* --- devices ------------------------------------------------------------ */
-
-static char dev_names[ROLE_MAX][NAME_MAX + 1];
-static char dev_nodes[ROLE_MAX][NAME_MAX + 8];
-
-static const char *const role_names[ROLE_MAX] = {
-	"scsi_debug disk", "QEMU disk (target 1)", "QEMU cdsmall alias (target 2)",
-	"QEMU cdbig (target 3)", "QEMU cdsmall (target 4)",
-	"scsi_bbtest disk", "scsi_bbtest cdrom",
-};
-
-static int read_small(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	while (n > 0 && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = '\0';
-	return 0;
-}
-
-/* "H:C:T:L" of /sys/block/NAME/device: target and lun. */
-static int dev_hctl(const char *name, int *target, int *lun)
-{
-	char path[PATH_MAX], link[PATH_MAX];
-	const char *base;
-	int h, c;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/device", name);
-	if (!realpath(path, link))
-		return -1;
-	base = strrchr(link, '/');
-	base = base ? base + 1 : link;
-	return sscanf(base, "%d:%d:%d:%d", &h, &c, target, lun) == 4 ? 0 : -1;
-}
-
-void dev_scan(void)
-{
-	DIR *d = opendir("/sys/block");
-	struct dirent *de;
-
-	memset(dev_names, 0, sizeof(dev_names));
-	memset(dev_nodes, 0, sizeof(dev_nodes));
-	if (!d)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		char path[PATH_MAX], vendor[64], model[64];
-		int target, lun, role = -1;
-
-		if (strncmp(de->d_name, "sd", 2) && strncmp(de->d_name, "sr", 2))
-			continue;
-		snprintf(path, sizeof(path), "/sys/block/%s/device/vendor", de->d_name);
-		if (read_small(path, vendor, sizeof(vendor)))
-			continue;
-		snprintf(path, sizeof(path), "/sys/block/%s/device/model", de->d_name);
-		if (read_small(path, model, sizeof(model)))
-			continue;
-		if (dev_hctl(de->d_name, &target, &lun))
-			continue;
-		if (!strcmp(vendor, "Linux") && !strcmp(model, "scsi_debug"))
-			role = ROLE_SDEBUG;
-		else if (!strcmp(vendor, "BBTEST") && !strcmp(model, "LYING DISK"))
-			role = ROLE_BBDISK;
-		else if (!strcmp(vendor, "BBTEST") && !strcmp(model, "LYING CDROM"))
-			role = ROLE_BBCD;
-		else if (!strcmp(vendor, "QEMU") && !strcmp(model, "QEMU HARDDISK"))
-			role = target == 1 ? ROLE_QDISK : target == 2 ? ROLE_CDALIAS : -1;
-		else if (!strcmp(vendor, "QEMU") && !strcmp(model, "QEMU CD-ROM"))
-			role = target == 3 ? ROLE_CDBIG : target == 4 ? ROLE_CDSMALL : -1;
-		if (role < 0 || dev_names[role][0])
-			continue;
-		snprintf(dev_names[role], sizeof(dev_names[role]), "%s", de->d_name);
-		snprintf(dev_nodes[role], sizeof(dev_nodes[role]), "/dev/%s", de->d_name);
-	}
-	closedir(d);
-}
-
-const char *dev_node(enum role r)
-{
-	return dev_nodes[r][0] ? dev_nodes[r] : NULL;
-}
-
-const char *dev_name(enum role r)
-{
-	return dev_names[r][0] ? dev_names[r] : NULL;
-}
-
-int dev_require(enum role r)
-{
-	if (!dev_node(r))
-		return fail("device missing: %s", role_names[r]);
-	return 0;
-}
-
-long long dev_sectors(enum role r)
-{
-	char path[PATH_MAX], buf[64];
-
-	if (!dev_name(r))
-		return -1;
-	snprintf(path, sizeof(path), "/sys/block/%s/size", dev_name(r));
-	if (read_small(path, buf, sizeof(buf)))
-		return -1;
-	return strtoll(buf, NULL, 10);
-}
-
-long long dev_counter(enum role r, const char *name)
-{
-	char path[PATH_MAX], buf[64];
-
-	if (!dev_name(r))
-		return -1;
-	snprintf(path, sizeof(path), "/sys/block/%s/device/%s", dev_name(r), name);
-	if (read_small(path, buf, sizeof(buf)))
-		return -1;
-	return strtoll(buf, NULL, 0);
-}
 
 /* --- pattern ------------------------------------------------------------ */
 
@@ -373,14 +247,6 @@ long long knob_number(const char *path)
 	if (f)
 		fclose(f);
 	return v;
-}
-
-long long dev_sysfs_number(enum role r, const char *rel)
-{
-	char path[160];
-
-	snprintf(path, sizeof(path), "/sys/block/%s/%s", dev_name(r), rel);
-	return knob_number(path);
 }
 
 /* /sys/block/<bbdisk>/device/scsi_disk/<H:C:T:L>/<attr>: its path in out. */
@@ -635,6 +501,31 @@ int run_prog(const char *const argv[])
 	if (waitpid(pid, &status, 0) < 0)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* --- the kernel command line ------------------------------------------ */
+
+/* The value of "key=" on /proc/cmdline (a static copy per call site), or NULL. */
+char *cmdline_arg(const char *key, char *buf, size_t size)
+{
+	char *p, *end;
+	int fd = open("/proc/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	p = strstr(buf, key);
+	if (!p)
+		return NULL;
+	p += strlen(key);
+	end = p + strcspn(p, " \t\n");
+	*end = '\0';
+	return p;
 }
 
 /* --- the running kernel ------------------------------------------------- */

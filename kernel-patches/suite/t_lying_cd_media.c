@@ -360,22 +360,7 @@ static int mismatch_cases(int fd)
 /* Remove the CD and scan its LUN again: a new sr device, as at boot. */
 static int cd_recreate(void)
 {
-	char path[PATH_MAX], link[PATH_MAX], scan[PATH_MAX];
-	const char *base;
-	int h, c, t, l;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/device", dev_name(ROLE_BBCD));
-	if (!realpath(path, link))
-		return fail("no %s", path);
-	base = strrchr(link, '/');
-	if (!base || sscanf(base + 1, "%d:%d:%d:%d", &h, &c, &t, &l) != 4)
-		return fail("%s is not H:C:T:L", link);
-	snprintf(path, sizeof(path), "/sys/block/%s/device/delete", dev_name(ROLE_BBCD));
-	snprintf(scan, sizeof(scan), "/sys/class/scsi_host/host%d/scan", h);
-	if (knob_write(path, "1") || knob_writef(scan, "%d %d %d", c, t, l))
-		return -1;
-	dev_scan();
-	return dev_require(ROLE_BBCD);
+	return dev_readd(ROLE_BBCD, true);
 }
 
 int t_lying_cd_mismatch(void)

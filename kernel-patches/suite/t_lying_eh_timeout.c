@@ -124,17 +124,11 @@ static int read_wait(pid_t pid)
 /* The disk's H:C:T:L ("2:0:0:0") in out. */
 int disk_hctl(char *out, size_t n)
 {
-	char link[160], target[256];
-	const char *base;
-	ssize_t len;
+	struct hctl at;
 
-	snprintf(link, sizeof(link), "/sys/block/%s/device", dev_name(ROLE_BBDISK));
-	len = readlink(link, target, sizeof(target) - 1);
-	if (len < 0)
-		return fail("readlink '%s': %s", link, strerror(errno));
-	target[len] = '\0';
-	base = strrchr(target, '/');
-	snprintf(out, n, "%.31s", base ? base + 1 : target);
+	if (dev_hctl(ROLE_BBDISK, &at))
+		return -1;
+	snprintf(out, n, "%d:%d:%d:%d", at.host, at.channel, at.target, at.lun);
 	return 0;
 }
 

@@ -472,8 +472,8 @@ int t_lying_read6_fallback(void)
 	char sense[64];
 	int op;
 
-	/* a disk without READ(10): sd switches to READ(6) for good (this is
-	 * the last test of the boot on the scsi_bbtest disk) */
+	/* a disk without READ(10): sd switches to READ(6) for good (the
+	 * suite turns use_10_for_rw back on after the test: bbstate.c) */
 	sense_q(sense, false, ILLEGAL_REQUEST, 0x20, 0, false, 0);
 	if (dev_require(ROLE_BBDISK) || bbtest_clear() ||
 	    rulef("lun=0 lba=1138 status=2 sense=%s copy=0 resid=rest", sense) ||

@@ -31,21 +31,21 @@
  *       with host byte DID_BAD_TARGET, is tried 3 times (6.12: 4), each
  *       with twice the I/O timeout, and sd logs the failure with its host
  *       byte and no sense (there is none); the disk is added again (a scan
- *       of its LUN) under the same name, write through, 2048 sectors.
+ *       of its LUN), write through, 2048 sectors.
  *
  * Both put the disk back by removing it and scanning its LUN again: a
- * fresh probe, as at boot.  Disk sectors 1192..1207 (fsync's writes).
+ * fresh probe, as at boot.  It may come back under another name (sdf for
+ * sde: the kernel frees a name with the last reference to the old disk),
+ * so dev_readd finds it again by its place and INQUIRY, and so does every
+ * later test.  Disk sectors 1192..1207 (fsync's writes).
  */
 #include "bbsuite.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define OP_READ_CAPACITY	0x25
@@ -73,83 +73,6 @@ static int rescan_disk(void)
 
 	snprintf(path, sizeof(path), "/sys/block/%s/device/rescan", dev_name(ROLE_BBDISK));
 	return knob_write(path, "1");
-}
-
-/* The SCSI host number of the disk (H of H:C:T:L), or fail(). */
-static int disk_host(void)
-{
-	char path[PATH_MAX], link[PATH_MAX];
-	const char *base;
-	int h, c, t, l;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/device", dev_name(ROLE_BBDISK));
-	if (!realpath(path, link))
-		return fail("'%s': %s", path, strerror(errno));
-	base = strrchr(link, '/');
-	base = base ? base + 1 : link;
-	if (sscanf(base, "%d:%d:%d:%d", &h, &c, &t, &l) != 4 || c || t || l)
-		return fail("'%s' is not the disk's H:0:0:0", link);
-	return h;
-}
-
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Is the disk back under its name, with its node?  (sd probes
- * asynchronously; devtmpfs adds the node after it.) */
-static bool disk_back(const char *name, bool sized)
-{
-	char path[256], model[64] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/block/%s/device/model", name);
-	f = fopen(path, "re");
-	if (f) {
-		if (!fgets(model, sizeof(model), f))
-			model[0] = '\0';
-		fclose(f);
-	}
-	snprintf(path, sizeof(path), "/dev/%s", name);
-	return !strncmp(model, "LYING DISK", 10) && access(path, F_OK) == 0 &&
-	       (!sized || dev_sectors(ROLE_BBDISK) > 0);
-}
-
-/* Remove the disk (device/delete) and scan its LUN again: it must come
- * back under the same name within 10 s (with a size, if sized).  The
- * later tests know it by its name. */
-static int disk_readd_as(bool sized)
-{
-	char path[256], scan[64];
-	const char *name = dev_name(ROLE_BBDISK);
-	int host = disk_host();
-	double t0 = mono();
-
-	if (host < 0)
-		return -1;
-	snprintf(path, sizeof(path), "/sys/block/%s/device/delete", name);
-	snprintf(scan, sizeof(scan), "/sys/class/scsi_host/host%d/scan", host);
-	if (knob_write(path, "1") || knob_write(scan, "0 0 0"))
-		return -1;
-	while (!disk_back(name, sized)) {
-		if (mono() - t0 > 10) {
-			dev_scan();
-			return fail("the disk removed as %s did not come back in 10 s (now: %s)",
-				    name, dev_name(ROLE_BBDISK) ? dev_name(ROLE_BBDISK) : "none");
-		}
-		usleep(10000);
-	}
-	diag("%s removed and added again in %.2f s", name, mono() - t0);
-	return 0;
-}
-
-static int disk_readd(void)
-{
-	return disk_readd_as(true);
 }
 
 /* --- lying-device-capacity ---------------------------------------------- */
@@ -271,7 +194,7 @@ static int capacity_protect(void)
 	kmsg_sync();
 	mark = kmsg_mark();
 	if (bbtest_param("disk_protect", 1) || bbtest_param("disk_rc16_prot", 3 << 1 | 1) ||
-	    disk_readd_as(false))
+	    dev_readd(ROLE_BBDISK, false))
 		return -1;
 	line = kmsg_find(mark, "unsupported protection type");
 	diag("probed with protection type 4: %lld sectors; %s", dev_sectors(ROLE_BBDISK),
@@ -302,7 +225,7 @@ static int params_reset(void)
  * 64 blocks: a rescan brings max_sectors_kb down to 32. */
 static int capacity_limits(void)
 {
-	if (params_reset() || bbtest_param("disk_spc3", 1) || disk_readd() ||
+	if (params_reset() || bbtest_param("disk_spc3", 1) || dev_readd(ROLE_BBDISK, true) ||
 	    queue_is("max_sectors_kb", dev_sysfs_number(ROLE_BBDISK, "queue/max_hw_sectors_kb")))
 		return -1;
 	if (bbtest_param("disk_max_xfer", 64) || rescan_disk())
@@ -320,7 +243,7 @@ int t_lying_capacity(void)
 		return -1;
 	ret = capacity_rc10() || capacity_rc16() || capacity_protect() || capacity_limits() ?
 	      -1 : 0;
-	if (params_reset() || bbtest_clear() || disk_readd())
+	if (params_reset() || bbtest_clear() || dev_readd(ROLE_BBDISK, true))
 		return -1;
 	if (!ret && (queue_is("physical_block_size", 512) || lbp_is("0", "full")))
 		ret = -1;
@@ -422,7 +345,7 @@ static int remove_write_back(long want_ms)
 	mark = kmsg_mark();
 	if (bbtest_opcodes_clear() || timeouts_clear() ||
 	    rulef("lun=0 op=0x%02x host=%d count=%d", OP_SYNC_CACHE, DID_BAD_TARGET, tries) ||
-	    disk_readd())
+	    dev_readd(ROLE_BBDISK, true))
 		return -1;
 	sent = bbtest_opcount(0, OP_SYNC_CACHE);
 	diag("removal with the write cache on: %d SYNCHRONIZE CACHE", sent);

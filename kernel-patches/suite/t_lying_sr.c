@@ -27,8 +27,8 @@
  *       says nothing about this one.  sr logs no "mismatch count".
  *   lying-device-sr-end-trim  bad block 500 of 512 (sector 2000): the read
  *       fails and the disc is trimmed to 2000 sectors; reads past the new
- *       end return nothing, never poison.  Runs last of the CD tests: the
- *       trim stays for the rest of the boot.
+ *       end return nothing, never poison.  The trim stays until the
+ *       suite scans the CD again after the test (bbstate.c).
  */
 #include "bbsuite.h"
 

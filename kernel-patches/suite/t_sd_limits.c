@@ -17,12 +17,9 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define LIMITS_TARGET	5
 
 /* /sys/block/<name>/<rel> as a number, or -1. */
 static long long blk_number(const char *name, const char *rel)
@@ -31,46 +28,6 @@ static long long blk_number(const char *name, const char *rel)
 
 	snprintf(path, sizeof(path), "/sys/block/%s/%s", name, rel);
 	return knob_number(path);
-}
-
-/* The sd disk at H:0:target:0 whose model is QEMU's, into name: 0 or -1. */
-static int qemu_disk_at(int target, char *name, size_t len)
-{
-	struct dirent *e;
-	DIR *d = opendir("/sys/block");
-	int ret = -1;
-
-	if (!d)
-		return -1;
-	while (ret && (e = readdir(d)) != NULL) {
-		char path[PATH_MAX], link[PATH_MAX], model[64] = "";
-		const char *base;
-		int h, c, t, l;
-		FILE *f;
-
-		if (strncmp(e->d_name, "sd", 2))
-			continue;
-		snprintf(path, sizeof(path), "/sys/block/%s/device", e->d_name);
-		if (!realpath(path, link))
-			continue;
-		base = strrchr(link, '/');
-		base = base ? base + 1 : link;
-		if (sscanf(base, "%d:%d:%d:%d", &h, &c, &t, &l) != 4 || t != target || l)
-			continue;
-		snprintf(path, sizeof(path), "/sys/block/%s/device/model", e->d_name);
-		f = fopen(path, "re");
-		if (f) {
-			if (!fgets(model, sizeof(model), f))
-				model[0] = '\0';
-			fclose(f);
-		}
-		if (!strncmp(model, "QEMU HARDDISK", 13)) {
-			snprintf(name, len, "%s", e->d_name);
-			ret = 0;
-		}
-	}
-	closedir(d);
-	return ret;
 }
 
 /* Every SCSI disk: max_sectors_kb within max_hw_sectors_kb. */
@@ -135,11 +92,11 @@ static int user_max_kept(const char *name, long long was)
 
 int t_sd_limits(void)
 {
-	char name[NAME_MAX + 1];
+	const char *name = dev_name(ROLE_QLIMITS);
 	long long max;
 
-	if (qemu_disk_at(LIMITS_TARGET, name, sizeof(name)))
-		return fail("no QEMU disk at virtio-scsi target %d (suite/scenarios)", LIMITS_TARGET);
+	if (dev_require(ROLE_QLIMITS))
+		return -1;
 	max = blk_number(name, "queue/max_sectors_kb");
 	diag("%s: minimum_io_size %lld, optimal_io_size %lld, max_sectors_kb %lld,"
 	     " max_hw_sectors_kb %lld", name, blk_number(name, "queue/minimum_io_size"),
