@@ -263,11 +263,12 @@ static int put(const char *path, const char *val)
 	return ret ? -1 : 0;
 }
 
-static int nleft;	/* things put back after this test */
+static int nleft, nstuck;	/* things found changed after this test; not put back */
 
 static void left(const char *what, const char *now, const char *boot, bool ok)
 {
 	nleft++;
+	nstuck += !ok;
 	diag("left behind: %s %s (boot: %s): %s", what, now, boot,
 	     ok ? "put back" : "could not put it back");
 }
@@ -343,8 +344,8 @@ static int fact_changed(int r, char *now, size_t len)
 /* Role r there again, and probed as at boot. */
 static void restore_probe(int r)
 {
-	char what[128], now[VAL_MAX];
-	bool sized = strcmp(boot_facts[r][0], "0") != 0;
+	char what[128], now[VAL_MAX], again[VAL_MAX];
+	bool sized = strcmp(boot_facts[r][0], "0") != 0, ok;
 	int i;
 
 	if (!dev_name(r)) {
@@ -355,7 +356,8 @@ static void restore_probe(int r)
 	if (i < 0)
 		return;
 	snprintf(what, sizeof(what), "%s (%s) %s", dev_what(r), dev_name(r), role_facts[i]);
-	left(what, now, boot_facts[r][i], !dev_readd(r, sized) && fact_changed(r, now, sizeof(now)) < 0);
+	ok = !dev_readd(r, sized) && fact_changed(r, again, sizeof(again)) < 0;
+	left(what, now, boot_facts[r][i], ok);
 }
 
 /* The SCSI devices of the boot, no more, no fewer, each probed as then. */
@@ -475,7 +477,7 @@ void state_before(void)
 
 int state_restore(void)
 {
-	nleft = 0;
+	nleft = nstuck = 0;
 	dev_scan();
 	if (dev_name(ROLE_BBCD) && dev_counter(ROLE_BBCD, "iorequest_cnt") != cd_commands)
 		cd_quiet();
@@ -486,5 +488,5 @@ int state_restore(void)
 	if (nleft && dev_name(ROLE_BBCD))
 		cd_quiet();
 	bbtest_fresh();
-	return nleft;
+	return nstuck;
 }

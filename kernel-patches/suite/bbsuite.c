@@ -406,25 +406,24 @@ static int run_isolated(const struct test *t)
 
 /* state_restore() in a child process: a kernel that hangs while a device
  * is put back (a queue freeze waiting for a lost command) costs the test
- * that left it so, not the rest of the boot.  0, or -1 and fail(). */
+ * that left it so, not the rest of the boot.  What cannot be put back is
+ * that test's failure too: 0, or -1 and fail(). */
 static int restore_isolated(void)
 {
 	double deadline = now() + RESTORE_TIMEOUT_S;
 	pid_t pid;
-	int st;
+	int st, n;
 
 	fflush(stdout);
 	pid = fork();
-	if (pid < 0) {
-		state_restore();
-		return 0;
-	}
+	if (pid < 0)
+		n = state_restore();
 	if (pid == 0) {
-		state_restore();
+		n = state_restore();
 		fflush(stdout);
-		_exit(0);
+		_exit(n > 100 ? 100 : n);
 	}
-	while (waitpid(pid, &st, WNOHANG) == 0) {
+	while (pid > 0 && waitpid(pid, &st, WNOHANG) == 0) {
 		if (now() > deadline) {
 			kill(pid, SIGKILL);
 			stuck = true;
@@ -433,6 +432,10 @@ static int restore_isolated(void)
 		}
 		usleep(10000);
 	}
+	if (pid > 0)
+		n = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	if (n)
+		return fail("%d thing(s) the test left behind could not be put back", n);
 	return 0;
 }
 
@@ -452,10 +455,10 @@ static int run_one(const struct test *t, bool charge)
 	dev_scan();	/* a name an earlier test saw means nothing */
 	state_before();
 	ret = run_isolated(t);
-	if (t->fn != t_kernel_log_clean)
-		reach_report("reach");
 	if (restore_isolated())	/* what it left behind is put back, and said */
 		ret = -1;
+	if (t->fn != t_kernel_log_clean)
+		reach_report("reach");	/* the restore's is the test's */
 	end = kmsg_mark();
 	if (t->fn != t_kernel_log_clean) {
 		for (size_t k = mark; k < end; k++) {

@@ -106,8 +106,9 @@ enum place { ANY, FIRST, LAST };
 bool test_order(const enum place *place, size_t n, size_t *order, uint64_t *seed);
 
 /* bbstate.c: what a test can change, recorded at boot (state_snapshot)
- * and put back after every test (state_before, then state_restore: how
- * many things it put back, each said on a "left behind" diagnostic). */
+ * and put back after every test (state_before, then state_restore), each
+ * thing said on a "left behind" diagnostic; state_restore returns how
+ * many could not be put back. */
 void state_snapshot(void);
 void state_before(void);
 int state_restore(void);
