@@ -26,6 +26,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,16 +85,16 @@ static char sdebug_opts[VAL_MAX], sdebug_nth[VAL_MAX];
 /* The first line of path, trailing blanks cut, quietly: 0 or -1. */
 static int peek(const char *path, char *out, size_t len)
 {
-	FILE *f = fopen(path, "re");
-	size_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
 
-	if (!f)
+	if (fd < 0)
 		return -1;
-	if (!fgets(out, (int)len, f))
-		out[0] = '\0';
-	fclose(f);
+	n = read(fd, out, len - 1);
+	close(fd);
+	out[n > 0 ? n : 0] = '\0';
 	out[strcspn(out, "\n")] = '\0';
-	n = strlen(out);
+	n = (ssize_t)strlen(out);
 	while (n > 0 && out[n - 1] == ' ')
 		out[--n] = '\0';
 	return 0;
@@ -477,13 +478,17 @@ void state_before(void)
 
 int state_restore(void)
 {
+	int n;
+
 	nleft = nstuck = 0;
 	dev_scan();
 	if (dev_name(ROLE_BBCD) && dev_counter(ROLE_BBCD, "iorequest_cnt") != cd_commands)
 		cd_quiet();
 	restore_saved();	/* scsi_bbtest's parameters first: the devices' truth */
+	n = nleft;
 	restore_devices();
-	restore_saved();	/* the attributes of devices scanned again */
+	if (nleft > n)
+		restore_saved();	/* the attributes of devices scanned again */
 	restore_flags();
 	if (nleft && dev_name(ROLE_BBCD))
 		cd_quiet();

@@ -410,30 +410,37 @@ static int run_isolated(const struct test *t)
  * that test's failure too: 0, or -1 and fail(). */
 static int restore_isolated(void)
 {
-	double deadline = now() + RESTORE_TIMEOUT_S;
-	pid_t pid;
-	int st, n;
+	int pfd[2], st, n;
+	pid_t pid = -1;
 
 	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
+	if (!pipe(pfd) && (pid = fork()) < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+	}
+	if (pid < 0) {
 		n = state_restore();
-	if (pid == 0) {
+	} else if (pid == 0) {
+		close(pfd[0]);
 		n = state_restore();
 		fflush(stdout);
 		_exit(n > 100 ? 100 : n);
-	}
-	while (pid > 0 && waitpid(pid, &st, WNOHANG) == 0) {
-		if (now() > deadline) {
+	} else {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+
+		close(pfd[1]);
+		/* the child's end of the pipe closes when it exits */
+		n = poll(&p, 1, RESTORE_TIMEOUT_S * 1000);
+		close(pfd[0]);
+		if (n == 0) {
 			kill(pid, SIGKILL);
 			stuck = true;
 			return fail("putting back what the test left behind got no result in %d s"
 				    " (kernel hang?)", RESTORE_TIMEOUT_S);
 		}
-		usleep(10000);
-	}
-	if (pid > 0)
+		waitpid(pid, &st, 0);
 		n = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	}
 	if (n)
 		return fail("%d thing(s) the test left behind could not be put back", n);
 	return 0;
