@@ -155,6 +155,10 @@ const struct config_key config_keys[] = {
 	{ "runner", "coverage", CONF_BOOL, "true", NULL, 0,
 	  "build a patch's kernel with gcov for drivers/scsi and say whether the suite ran"
 	  " its changed lines (a pass that did not is \"pass (not reached)\")" },
+	{ "runner", "controllers", CONF_STR, "", NULL, 0,
+	  "the emulated host adapters every job boots behind (names from the scenarios, or"
+	  " default, all, none); empty: those the patch picks (its drivers' files), the default"
+	  " set for any other file" },
 	{ "runner", "flake_retries", CONF_INT, "2", NULL, 0,
 	  "extra runs of a failing test before it counts as failed" },
 	{ "runner", "baseline_max_age", CONF_INT, "604800", NULL, 0,

@@ -135,12 +135,16 @@ static int stage_fragments(struct run *r, struct variant *v, struct buf *all, ch
 			   int *n)
 {
 	const char *variant = cfg_str("runner.config_variant");
-	const char *want[] = { "base", strcmp(variant, "base") ? variant : NULL,
-			       v->coverage ? "gcov" : NULL };
+	const char *fixed[] = { "base", strcmp(variant, "base") ? variant : NULL,
+				v->coverage ? "gcov" : NULL };
+	const char **want = xcalloc(3 + r->nconfigs, sizeof(*want));
 	struct buf src = BUF_INIT, dst = BUF_INIT, text = BUF_INIT;
 	int ret = -1;
 
-	for (int i = 0; i < 3; i++) {
+	memcpy(want, fixed, sizeof(fixed));
+	for (int i = 0; i < r->nconfigs; i++)	/* the controllers' drivers (controllers.c) */
+		want[3 + i] = (const char *)r->configs[i];
+	for (int i = 0; i < 3 + r->nconfigs; i++) {
 		if (!want[i])
 			continue;
 		buf_reset(&src);
@@ -167,6 +171,7 @@ static int stage_fragments(struct run *r, struct variant *v, struct buf *all, ch
 	}
 	ret = 0;
 out:
+	free(want);
 	buf_release(&src);
 	buf_release(&dst);
 	buf_release(&text);
@@ -225,13 +230,15 @@ int kconfig_configure(struct run *r, struct variant *v)
 	const char *tiny[] = { "make", "O=out", "ARCH=x86_64", "tinyconfig", NULL };
 	const char *olddef[] = { "make", "O=out", "ARCH=x86_64", "olddefconfig", NULL };
 	/* merge_config.sh makes its temporary files in the current directory */
-	const char *merge[10] = { "bash", "../scripts/kconfig/merge_config.sh", "-m", "-O", ".",
-				  ".config" };
+	const char **merge = xcalloc(7 + 3 + r->nconfigs, sizeof(*merge));
+	const char *head[] = { "bash", "../scripts/kconfig/merge_config.sh", "-m", "-O", ".",
+			       ".config" };
 
 	buf_addf(&log_path, "%s/%s-configure.log", v->logs, v->name);
 	if (stage_fragments(r, v, &frags, &names, &nnames))
 		goto out;
-	for (int i = 0; i < nnames && i < 3; i++)
+	memcpy(merge, head, sizeof(head));
+	for (int i = 0; i < nnames; i++)
 		merge[6 + i] = names[i];
 	if (sandboxed_make(r, v, tiny, false, log_path.ptr) ||
 	    sandboxed_make(r, v, merge, true, log_path.ptr) ||
@@ -242,6 +249,7 @@ int kconfig_configure(struct run *r, struct variant *v)
 	}
 	ret = check(r, v, frags.ptr);
 out:
+	free(merge);
 	strv_free(names, nnames);
 	buf_release(&log_path);
 	buf_release(&frags);

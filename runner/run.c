@@ -47,6 +47,7 @@
 #include "lava.h"
 #include "coverage.h"
 #include "scenario.h"
+#include "controllers.h"
 #include "logscan.h"
 #include "verdict.h"
 #include "buf.h"
@@ -111,6 +112,11 @@ static void make_keys(struct run *r)
 	hash_patches_file(&ctx, r, "configs/base.config");
 	buf_addf(&name, "configs/%s.config", variant);
 	hash_patches_file(&ctx, r, name.ptr);
+	for (int i = 0; i < r->nconfigs; i++) {	/* the controllers' drivers */
+		buf_reset(&name);
+		buf_addf(&name, "configs/%s.config", r->configs[i]);
+		hash_patches_file(&ctx, r, name.ptr);
+	}
 	for (int i = 0; i < r->nharness; i++)
 		hash_file(&ctx, r->harness[i].name, r->harness[i].path);
 	r->seed_key = hex_of(&ctx);
@@ -160,6 +166,8 @@ static int prepare(struct run *r)
 		stage_blame(r, FAULT_OURS, "%s", err.ptr);
 		goto out;
 	}
+	if (controllers_select(r))
+		goto out;
 	build_compiler_id(&path);
 	r->compiler = buf_detach(&path, NULL);
 	make_keys(r);
@@ -427,6 +435,8 @@ static void run_release(struct run *r)
 	patch_items_free(r->harness, r->nharness);
 	if (r->scenario)
 		scenario_release(r->scenario);
+	strv_free(r->configs, r->nconfigs);
+	free(r->controllers_note);
 	free(r->scenario);
 	buf_release(&r->infra);
 }

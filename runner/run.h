@@ -99,7 +99,10 @@ struct run {
 	int npatches;
 	struct patch_item *harness;
 	int nharness;
-	struct scenario *scenario;
+	struct scenario *scenario;	/* only the boots this job runs (controllers.c) */
+	char **configs;			/* the chosen controllers' fragments (configs/NAME.config) */
+	int nconfigs;
+	char *controllers_note;		/* which controllers, and why: for the job page */
 	sqlite3_int64 stage_id;
 	const char *stage_variant;
 	struct buf infra;		/* infra-error reason, if any */

@@ -40,6 +40,8 @@
  *   the pure parsers:
  *   console.h    the guest's console within max_console: head, cut, tail
  *   scenario.h   kernel-patches/suite/scenarios: images, QEMU args, cmdline
+ *   controllers.h  controllers.c: which host adapters' boots a job runs (its patch,
+ *                [runner] controllers) and their config fragments
  *   lavadef.h    a LAVA job's definition, its log's console, its end judged
  *   ktap.h       KTAP parser
  *   logscan.h    kernel problems in the console log -> signatures

@@ -31,19 +31,38 @@ static void strv_push(char ***v, int *n, const char *s)
 	(*v)[(*n)++] = xstrdup(s);
 }
 
+static void boot_release(struct scenario_boot *b)
+{
+	free(b->name);
+	for (int j = 0; j < b->nimages; j++)
+		free(b->images[j].name);
+	free(b->images);
+	strv_free(b->qemu, b->nqemu);
+	strv_free(b->cmdline, b->ncmdline);
+	strv_free(b->tests, b->ntests);
+	free(b->emulated);
+	free(b->controller);
+	free(b->config);
+	strv_free(b->selects, b->nselects);
+}
+
+void scenario_keep(struct scenario *sc, const bool *keep)
+{
+	int n = 0;
+
+	for (int i = 0; i < sc->nboots; i++) {
+		if (keep[i])
+			sc->boots[n++] = sc->boots[i];
+		else
+			boot_release(&sc->boots[i]);
+	}
+	sc->nboots = n;
+}
+
 void scenario_release(struct scenario *sc)
 {
-	for (int i = 0; sc && i < sc->nboots; i++) {
-		struct scenario_boot *b = &sc->boots[i];
-		free(b->name);
-		for (int j = 0; j < b->nimages; j++)
-			free(b->images[j].name);
-		free(b->images);
-		strv_free(b->qemu, b->nqemu);
-		strv_free(b->cmdline, b->ncmdline);
-		strv_free(b->tests, b->ntests);
-		free(b->emulated);
-	}
+	for (int i = 0; sc && i < sc->nboots; i++)
+		boot_release(&sc->boots[i]);
 	if (sc) {
 		free(sc->boots);
 		memset(sc, 0, sizeof(*sc));
@@ -57,6 +76,27 @@ static bool valid_name(const char *s)
 	for (; *s; s++)
 		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' && *s != '.')
 			return false;
+	return true;
+}
+
+/* A source path of the kernel tree: relative, no "..", no empty part. */
+static bool valid_path(const char *s)
+{
+	const char *p = s;
+
+	if (!*s || *s == '/')
+		return false;
+	while (*p) {
+		size_t l = strcspn(p, "/");
+		if (!l && p[l])
+			return false;
+		if (l == 2 && !strncmp(p, "..", 2))
+			return false;
+		for (size_t i = 0; i < l; i++)
+			if (!isalnum((unsigned char)p[i]) && !strchr("-_.+", p[i]))
+				return false;
+		p += l + (p[l] == '/');
+	}
 	return true;
 }
 
@@ -136,6 +176,22 @@ static int parse_line(struct scenario *sc, char **tok, int n, bool *versioned, s
 		b->emulated = xrealloc(b->emulated, (b->ntests + 1) * sizeof(*b->emulated));
 		b->emulated[b->ntests] = n == 3;
 		strv_push(&b->tests, &b->ntests, tok[1]);
+	} else if (!strcmp(d, "controller")) {
+		if (n < 2 || n > 3 || !valid_name(tok[1]) || (n == 3 && strcmp(tok[2], "default")) ||
+		    b->controller)
+			return buf_addstr(why, "controller takes one NAME and maybe \"default\""), -1;
+		b->controller = xstrdup(tok[1]);
+		b->controller_default = n == 3;
+	} else if (!strcmp(d, "config")) {
+		if (n != 2 || !valid_name(tok[1]) || b->config)
+			return buf_addstr(why, "config takes one FRAGMENT"), -1;
+		b->config = xstrdup(tok[1]);
+	} else if (!strcmp(d, "selects")) {
+		for (int i = 1; i < n; i++) {
+			if (!valid_path(tok[i]))
+				return buf_addf(why, "bad source path '%s'", tok[i]), -1;
+			strv_push(&b->selects, &b->nselects, tok[i]);
+		}
 	} else if (!strcmp(d, "busybox-applets")) {
 		/* our initramfs carries only /bin/busybox and /bin/sh: nothing to do */
 	} else {
@@ -177,6 +233,20 @@ int scenario_parse(const char *text, struct scenario *sc, struct buf *err)
 	if (!ret && !sc->nboots) {
 		buf_addstr(err, versioned ? "no boot in the file" : "empty file");
 		ret = -1;
+	}
+	for (int i = 0; !ret && i < sc->nboots; i++) {
+		const struct scenario_boot *b = &sc->boots[i];
+		if (!b->controller && (b->config || b->nselects)) {
+			buf_addf(err, "boot %s: config and selects belong to a controller's boot",
+				 b->name);
+			ret = -1;
+		}
+		for (int j = 0; !ret && j < i; j++)
+			if (b->controller && sc->boots[j].controller &&
+			    !strcmp(b->controller, sc->boots[j].controller)) {
+				buf_addf(err, "controller %s has two boots", b->controller);
+				ret = -1;
+			}
 	}
 	if (ret)
 		scenario_release(sc);

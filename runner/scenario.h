@@ -26,6 +26,11 @@ struct scenario_boot {
 	char **tests;
 	int ntests;
 	bool *emulated;			/* per test: needs QEMU's devices or faults */
+	char *controller;		/* a controller's boot (controllers.c), or NULL */
+	bool controller_default;	/* one of the default set */
+	char *config;			/* configs/CONFIG.config while it runs, or NULL */
+	char **selects;			/* a patch to a file under one of these picks it */
+	int nselects;
 };
 struct scenario {
 	struct scenario_boot *boots;
@@ -35,6 +40,8 @@ int scenario_load(const char *path, struct scenario *sc, struct buf *err);
 /* Pure: parse text; -1 with "line N: why" in err. */
 int scenario_parse(const char *text, struct scenario *sc, struct buf *err);
 void scenario_release(struct scenario *sc);
+/* Keep the boots with keep[i] set, in order, and free the others. */
+void scenario_keep(struct scenario *sc, const bool *keep);
 /* The boot that lists test `name` (or a test starting with "name-"), or NULL. */
 const struct scenario_boot *scenario_boot_for(const struct scenario *sc, const char *name);
 /* Fresh images for a boot under dir (dir/NAME.img). */

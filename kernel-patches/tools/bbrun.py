@@ -38,6 +38,7 @@ class Boot:
         self.tests = []
         self.timeout = 300
         self.applets = []
+        self.controller = None
 
 
 def parse_scenarios(path):
@@ -84,6 +85,10 @@ def parse_scenarios(path):
                 cur.timeout = int(args[0])
             elif d == "busybox-applets":
                 cur.applets.extend(args)
+            elif d == "controller":
+                cur.controller = args[0]
+            elif d in ("config", "selects"):
+                pass        # the runner's choice of boots and config (controllers.c)
             else:
                 raise ValueError("%s: unknown directive '%s'" % (where, d))
     return boots
