@@ -22,6 +22,8 @@
  * Selection: "bbsuite.only=NAME" on the kernel command line runs only the
  * test NAME, or every test named NAME-* (bbsuite.only=lying-device);
  * "bbsuite.skip=A,B" reports tests A and B as skipped without running them.
+ * "bbsuite.group=hba-NAME" runs the tests of one controller's boot (their
+ * names start with it); without it, no hba-* test is in the plan.
  * "bbsuite.rerun=N" runs each failing test again N times after the suite,
  * in the same boot, while the kernel is sane (rerun_failed).
  * "bbsuite.stop=1" (the mutation campaign: a kill needs one failure)
@@ -144,6 +146,26 @@ static const struct test tests[] = {
 	{ "sd-timeout-eh", t_sd_timeout_eh, ANY },
 	{ "sd-stress", t_sd_stress, ANY },
 	{ "kernel-log-clean", t_kernel_log_clean, LAST },
+	{ "hba-virtio-read", t_hba_virtio_read, ANY },
+	{ "hba-virtio-write", t_hba_virtio_write, ANY },
+	{ "hba-virtio-medium-error", t_hba_virtio_medium_error, ANY },
+	{ "hba-virtio-sgio", t_hba_virtio_sgio, ANY },
+	{ "hba-virtio-cd", t_hba_virtio_cd, ANY },
+	{ "hba-megasas-read", t_hba_megasas_read, ANY },
+	{ "hba-megasas-write", t_hba_megasas_write, ANY },
+	{ "hba-megasas-medium-error", t_hba_megasas_medium_error, ANY },
+	{ "hba-megasas-sgio", t_hba_megasas_sgio, ANY },
+	{ "hba-megasas-cd", t_hba_megasas_cd, ANY },
+	{ "hba-pvscsi-read", t_hba_pvscsi_read, ANY },
+	{ "hba-pvscsi-write", t_hba_pvscsi_write, ANY },
+	{ "hba-pvscsi-medium-error", t_hba_pvscsi_medium_error, ANY },
+	{ "hba-pvscsi-sgio", t_hba_pvscsi_sgio, ANY },
+	{ "hba-pvscsi-cd", t_hba_pvscsi_cd, ANY },
+	{ "hba-ahci-read", t_hba_ahci_read, ANY },
+	{ "hba-ahci-write", t_hba_ahci_write, ANY },
+	{ "hba-ahci-medium-error", t_hba_ahci_medium_error, ANY },
+	{ "hba-ahci-sgio", t_hba_ahci_sgio, ANY },
+	{ "hba-ahci-cd", t_hba_ahci_cd, ANY },
 };
 #define NTESTS (sizeof(tests) / sizeof(tests[0]))
 
@@ -303,10 +325,34 @@ static bool skipped(const char *name)
 	return listed(cmdline_arg("bbsuite.skip=", buf, sizeof(buf)), name);
 }
 
+/*
+ * bbsuite.group=PREFIX: the boot runs the tests named PREFIX-* only (a
+ * controller's boot: bbsuite.group=hba-megasas); without it, the tests of
+ * a group (hba-*) are none of this boot's, and left out of its plan.
+ */
+static bool in_group(const char *name)
+{
+	static char buf[4096];
+	static const char *group;
+	static bool read;
+	size_t l;
+
+	if (!read) {
+		group = cmdline_arg("bbsuite.group=", buf, sizeof(buf));
+		read = true;
+	}
+	if (!group)
+		return strncmp(name, "hba-", 4) != 0;
+	l = strlen(group);
+	return !strncmp(name, group, l) && name[l] == '-';
+}
+
 static bool selected(const char *name, const char *only)
 {
 	size_t l;
 
+	if (!in_group(name))
+		return false;
 	if (!only)
 		return true;
 	if (!strcmp(name, only))

@@ -387,4 +387,26 @@ int t_lying_sgio_at_head(void);
 int t_lying_sgio_tag_wait(void);
 int t_guest_no_network(void);
 
+/* t_hba_ctl.c: the hba-* tests, per controller (hba.h) */
+int t_hba_virtio_read(void);
+int t_hba_virtio_write(void);
+int t_hba_virtio_medium_error(void);
+int t_hba_virtio_sgio(void);
+int t_hba_virtio_cd(void);
+int t_hba_megasas_read(void);
+int t_hba_megasas_write(void);
+int t_hba_megasas_medium_error(void);
+int t_hba_megasas_sgio(void);
+int t_hba_megasas_cd(void);
+int t_hba_pvscsi_read(void);
+int t_hba_pvscsi_write(void);
+int t_hba_pvscsi_medium_error(void);
+int t_hba_pvscsi_sgio(void);
+int t_hba_pvscsi_cd(void);
+int t_hba_ahci_read(void);
+int t_hba_ahci_write(void);
+int t_hba_ahci_medium_error(void);
+int t_hba_ahci_sgio(void);
+int t_hba_ahci_cd(void);
+
 #endif
