@@ -1,14 +1,14 @@
 #!/bin/sh
 # bench-controllers.sh: what each host adapter of kernel-patches/suite/
 # scenarios costs a job (issue 34), as "name: value unit" lines:
-#   NAME driver build    CPU seconds to compile the controller's driver (the
-#                        objects of its "selects" paths: drivers/scsi/megaraid/
-#                        for megasas), ccache off, in a tree configured with
-#                        base.config and its config fragment
+#   kernel with every controller, build   one kernel, base.config and every
+#                        controller's fragment, from a fresh tree (ccache as set)
+#   NAME driver build    wall seconds (make, two jobs) to compile the
+#                        controller's driver again (the objects of its
+#                        "selects" paths: drivers/scsi/megaraid/ for megasas),
+#                        ccache off
 #   NAME boot            QEMU start to exit for the controller's boot (its
 #                        hba-NAME-* tests), TCG, kernel-patches/tools/bbrun.py
-# and "all controllers: objects" (what the config's growth recompiles
-# beyond the base, built once with every fragment).
 #
 #   BENCH_TREE   scratch dir for the kernel tree (default /var/tmp/bugbridge-bench-hba;
 #                wiped); the 6.1 tarball is extracted there, the harness applied
@@ -30,11 +30,18 @@ ctls=$(awk '$1 == "boot" { b = $2 } $1 == "controller" { c[b] = $2 }
 	$1 == "config" { f[b] = $2 } $1 == "selects" { s[b] = substr($0, index($0, "selects") + 8) }
 	END { for (b in c) print c[b], (f[b] ? f[b] : "-"), s[b] }' "$KP/suite/scenarios" | sort)
 
+# one kernel with every controller's fragment (the boots need their drivers)
+set -- "$KP/configs/base.config"
+for f in $(echo "$ctls" | awk '$2 != "-" { print $2 }'); do
+	set -- "$@" "$KP/configs/$f.config"
+done
+out=$DIR/out
+t0=$(date +%s.%N)
+"$KP/tools/build-kernel.sh" "$tree" "$out" "$@" >"$DIR/build.log" 2>&1
+t1=$(date +%s.%N)
+echo "kernel with every controller, build: $(echo "$t1 - $t0" | bc | awk '{ printf "%.1f", $1 }') s"
+
 echo "$ctls" | while read -r name frag sel; do
-	out=$DIR/out-$name
-	set -- "$KP/configs/base.config"
-	[ "$frag" = - ] || set -- "$@" "$KP/configs/$frag.config"
-	CCACHE_DISABLE=1 "$KP/tools/build-kernel.sh" "$tree" "$out" "$@" >/dev/null 2>&1 || true
 	objs=""
 	for s in $sel; do
 		case $s in
@@ -42,13 +49,13 @@ echo "$ctls" | while read -r name frag sel; do
 		*.c) objs="$objs ${s%.c}.o" ;;
 		esac
 	done
-	# the driver's objects again, alone, timed (the build above made the rest)
+	# the driver's objects again, alone, without ccache: what it adds to a build
 	for o in $objs; do
 		case $o in */) find "$out/$o" -name '*.o' -delete ;; *) rm -f "$out/$o" ;; esac
 	done
 	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086 # object names, split on purpose
-	CCACHE_DISABLE=1 make -s -C "$tree" O="$out" ARCH=x86_64 $objs >/dev/null 2>&1
+	CCACHE_DISABLE=1 make -s -j"$(nproc)" -C "$tree" O="$out" ARCH=x86_64 $objs >/dev/null 2>&1
 	t1=$(date +%s.%N)
 	echo "$name driver build: $(echo "$t1 - $t0" | bc | awk '{ printf "%.1f", $1 }') s"
 	work=$DIR/boot-$name
