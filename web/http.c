@@ -95,9 +95,52 @@ struct request_state {
 
 const char *http_query(struct http_request *req, const char *name)
 {
+	/* http_route() without a connection: req->args, if any */
+	for (size_t i = 0; !req->conn && i < req->args_len;) {
+		const char *k = req->args + i, *v = memchr(k, '\0', req->args_len - i);
+		const char *end = v ? memchr(v + 1, '\0', req->args_len - (size_t)(v + 1 - req->args)) : NULL;
+
+		if (!end)
+			break;
+		if (!strcmp(k, name))
+			return v + 1;
+		i = (size_t)(end + 1 - req->args);
+	}
 	if (!req->conn)
-		return NULL;	/* http_route() without a connection: no arguments */
+		return NULL;
 	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+struct args_out {
+	char *p;
+	size_t cap, len;
+	bool full;
+};
+
+static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+			       const char *value)
+{
+	struct args_out *a = cls;
+	size_t kl = strlen(key), vl = value ? strlen(value) : 0;
+
+	(void)kind;
+	if (a->len + kl + vl + 2 > a->cap) {
+		a->full = true;
+		return MHD_NO;
+	}
+	memcpy(a->p + a->len, key, kl + 1);
+	memcpy(a->p + a->len + kl + 1, value ? value : "", vl + 1);
+	a->len += kl + vl + 2;
+	return MHD_YES;
+}
+
+long http_args(struct http_request *req, char *out, size_t cap)
+{
+	struct args_out a = { out, cap, 0, false };
+
+	if (req->conn)
+		MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, add_arg, &a);
+	return a.full ? -1 : (long)a.len;
 }
 
 const char *http_header(struct http_request *req, const char *name)
@@ -383,7 +426,13 @@ static void dispatch(struct MHD_Connection *conn, const char *method, const char
 		req.full = req.authenticated && !private_bugs_skipped();
 		/* bugbridged checks the token again for whatever we ask of it (privsep.h) */
 		privsep_caller(req.authenticated ? http_bearer(&req) : NULL);
-		req.db = http_db_get(req.full);
+		/* we hold no private row: bugbridged draws the token holder's pages */
+		if (req.full && (!strcmp(method, "GET") || !strcmp(method, "HEAD"))) {
+			if (privsep_render(&req, resp))
+				http_error(resp, 500, "internal error");
+			return;
+		}
+		req.db = http_db_get();
 		if (!req.db)
 			return (void)http_error(resp, 503, "database unavailable");
 	}

@@ -55,6 +55,8 @@ struct http_request {
 	bool authenticated;	/* carries the right API token */
 	bool full;		/* db is the full connection: private bugs exist */
 	struct MHD_Connection *conn;	/* for http_query/http_header only */
+	const char *args;	/* without conn: the query, "name\0value\0"... */
+	size_t args_len;
 };
 
 #define HTTP_MAX_HEADERS 4
@@ -75,6 +77,11 @@ typedef int (*http_handler_fn)(struct http_request *req, struct http_response *r
 
 /* A query-string argument (decoded), or NULL. */
 const char *http_query(struct http_request *req, const char *name);
+/*
+ * The query's arguments as "name\0value\0"... into out (at most cap
+ * bytes); their length, or -1 when they do not fit.
+ */
+long http_args(struct http_request *req, char *out, size_t cap);
 /* A request header, or NULL. */
 const char *http_header(struct http_request *req, const char *name);
 /* Does the request carry "Authorization: Bearer <the API token>"? */
@@ -127,10 +134,19 @@ void http_stop(struct http_server *srv);
 /* Open n pairs of connections to [db] path (n: the worker threads). */
 int http_db_open(int n, struct buf *err);
 void http_db_close(void);
-/* This thread's public or full connection (a free pair is taken on first use). */
-struct db *http_db_get(bool full);
+/*
+ * This thread's connection (one is taken on its first use), the dashboard's
+ * database brought up to date first (privsep_sync).
+ */
+struct db *http_db_get(void);
 /* Shadow db's tables with the public_* views (TEMP views); for tests too. */
 int http_db_public(struct db *db);
+/*
+ * The same TEMP views over the tables of the attached database `schema`
+ * (a trusted name): temp.bugs is then what anyone may see of schema.bugs.
+ * The dashboard's export is copied from them (privsep_export.c).
+ */
+int http_db_public_of(struct db *db, const char *schema);
 
 /* Parse a positive decimal id that is the whole string; -1 if not. */
 int http_parse_id(const char *s, sqlite3_int64 *id);

@@ -1,28 +1,30 @@
 /*
  * http_db: the dashboard's database connections, opened before it serves
- * anything (and, in the dashboard's own process, before it gives up root:
- * see web_child.c), one pair per worker thread:
+ * anything (and before it gives up root: see web_child.c), one per worker
+ * thread, read-only (the file is opened O_RDONLY), on the dashboard's own
+ * database: the export bugbridged keeps of what anyone may see
+ * (privsep_export.c), never bugbridged's database itself.  A private bug,
+ * its comments, candidates, jobs, results, posts and owners, attachments'
+ * data, mails' text and artifact tokens are not in that file.  Before a
+ * request reads it, bugbridged brings it up to date (privsep_sync).
  *
- *   public  read-only (the file is opened O_RDONLY), and every table that
- *           holds tracker data is shadowed by a TEMP view of the same name
- *           over the schema's public_* view (0008_private.sql): a private
- *           bug, its comments, candidates, jobs, results, posts and owners
- *           do not exist for any query on it, whatever the query says.
- *           The digests we sent are shadowed too: their text as sent,
- *           without the items of bugs and jobs that are private now (a bug
- *           made private after its digest went out), through the SQL
- *           function bb_public_digest() (lib/digest_text.h).
- *   full    read-only, unfiltered: for requests that carry the API token
- *           while [tracker] private_bugs = test.
+ * What anyone may see is defined here, as TEMP views of the tables' names
+ * over the schema's public_* views (0008_private.sql), which the export is
+ * copied from (http_db_public_of): a query that forgets a filter still
+ * sees no private row.  The digests we sent are shadowed too: their text
+ * as sent, without the items of bugs and jobs that are private now (a bug
+ * made private after its digest went out), through the SQL function
+ * bb_public_digest() (lib/digest_text.h).
  *
- * A worker thread takes a free pair on its first request and keeps it; the
- * pairs are closed by http_db_close() once the threads are gone.
+ * A worker thread takes a free connection on its first request and keeps
+ * it; they are closed by http_db_close() once the threads are gone.
  */
 #include "http.h"
 #include "xalloc.h"
 #include "config.h"
 #include "digest_text.h"
 #include "log.h"
+#include "privsep.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -49,13 +51,13 @@ static const char *const job_tables[] = { "lava_jobs", "artifacts" };
  */
 #define PUBLIC_DIGESTS \
 	"CREATE TEMP VIEW digests AS SELECT id, list, period, subject, message_id," \
-	" in_reply_to, bb_public_digest(body, (SELECT group_concat(id) FROM main.private_bug_ids)," \
-	" (SELECT group_concat(id) FROM main.private_job_ids)) AS body, outbox_id, created_at" \
-	" FROM main.digests;\n"
+	" in_reply_to, bb_public_digest(body, (SELECT group_concat(id) FROM %1$s.private_bug_ids)," \
+	" (SELECT group_concat(id) FROM %1$s.private_job_ids)) AS body, outbox_id, created_at" \
+	" FROM %1$s.digests;\n"
 
 struct http_db_pool {
 	pthread_mutex_t lock;
-	struct db *pub, *full;
+	struct db *dbs;
 	int n, used;
 };
 
@@ -141,6 +143,11 @@ static void public_digest(sqlite3_context *c, int argc, sqlite3_value **v)
 
 int http_db_public(struct db *db)
 {
+	return http_db_public_of(db, "main");
+}
+
+int http_db_public_of(struct db *db, const char *schema)
+{
 	struct buf sql = BUF_INIT;
 	int ret;
 
@@ -149,26 +156,22 @@ int http_db_public(struct db *db)
 		return -1;
 
 	for (size_t i = 0; i < sizeof(shadowed) / sizeof(shadowed[0]); i++)
-		buf_addf(&sql, "CREATE TEMP VIEW %s AS SELECT * FROM main.public_%s;\n",
-			 shadowed[i], shadowed[i]);
+		buf_addf(&sql, "CREATE TEMP VIEW %s AS SELECT * FROM %s.public_%s;\n",
+			 shadowed[i], schema, shadowed[i]);
 	for (size_t i = 0; i < sizeof(job_tables) / sizeof(job_tables[0]); i++)
-		buf_addf(&sql, "CREATE TEMP VIEW %s AS SELECT * FROM main.%s"
-			 " WHERE job_id NOT IN (SELECT id FROM main.private_job_ids);\n",
-			 job_tables[i], job_tables[i]);
-	buf_addstr(&sql, PUBLIC_DIGESTS);
+		buf_addf(&sql, "CREATE TEMP VIEW %1$s AS SELECT * FROM %2$s.%1$s"
+			 " WHERE job_id NOT IN (SELECT id FROM %2$s.private_job_ids);\n",
+			 job_tables[i], schema);
+	buf_addf(&sql, PUBLIC_DIGESTS, schema);
 	ret = db_exec(db, sql.ptr);
 	buf_release(&sql);
 	return ret;
 }
 
-static int open_one(struct db *db, const char *path, bool public_only, struct buf *err)
+static int open_one(struct db *db, const char *path, struct buf *err)
 {
 	if (db_open_readonly(db, path, err) || db_check_version(db, err))
 		goto fail;
-	if (public_only && http_db_public(db)) {
-		buf_addf(err, "cannot set up the public views of '%s': %s", path, db_errmsg(db));
-		goto fail;
-	}
 	/* no statement may write, not even to the TEMP schema */
 	if (db_exec(db, "PRAGMA query_only = 1")) {
 		buf_addf(err, "cannot make '%s' query-only: %s", path, db_errmsg(db));
@@ -182,41 +185,36 @@ fail:
 
 int http_db_open(int n, struct buf *err)
 {
-	const char *path = cfg_str("db.path");
+	struct buf path = BUF_INIT;
+	int ret = -1;
 
 	if (n < 1 || n > 256) {
 		buf_addf(err, "bad [web] threads %d: want 1 to 256", n);
 		return -1;
 	}
-	pool.pub = xcalloc(n, sizeof(*pool.pub));
-	pool.full = xcalloc(n, sizeof(*pool.full));
-	for (pool.n = 0; pool.n < n; pool.n++) {
-		if (open_one(&pool.pub[pool.n], path, true, err))
-			goto fail;
-		if (open_one(&pool.full[pool.n], path, false, err)) {
-			db_close(&pool.pub[pool.n]);
-			goto fail;
-		}
-	}
-	return 0;
-fail:
-	http_db_close();
-	return -1;
+	web_export_path(&path);
+	pool.dbs = xcalloc(n, sizeof(*pool.dbs));
+	for (pool.n = 0; pool.n < n; pool.n++)
+		if (open_one(&pool.dbs[pool.n], path.ptr, err))
+			goto out;
+	ret = 0;
+out:
+	if (ret)
+		http_db_close();
+	buf_release(&path);
+	return ret;
 }
 
 void http_db_close(void)
 {
-	for (int i = 0; i < pool.n; i++) {
-		db_close(&pool.pub[i]);
-		db_close(&pool.full[i]);
-	}
-	free(pool.pub);
-	free(pool.full);
-	pool.pub = pool.full = NULL;
+	for (int i = 0; i < pool.n; i++)
+		db_close(&pool.dbs[i]);
+	free(pool.dbs);
+	pool.dbs = NULL;
 	pool.n = pool.used = 0;
 }
 
-struct db *http_db_get(bool full)
+struct db *http_db_get(void)
 {
 	if (my_slot < 0) {
 		pthread_mutex_lock(&pool.lock);
@@ -228,5 +226,7 @@ struct db *http_db_get(bool full)
 			return NULL;
 		}
 	}
-	return full ? &pool.full[my_slot] : &pool.pub[my_slot];
+	if (privsep_sync())
+		log_warn("http: the dashboard's database may be behind for this request");
+	return &pool.dbs[my_slot];
 }

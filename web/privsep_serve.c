@@ -273,6 +273,11 @@ out:
 	buf_release(&text);
 }
 
+bool privsep_token_holder(const struct ps_msg *m)
+{
+	return caller_of(m) == CALLER_TOKEN;
+}
+
 static void test_delay_hook(const struct ps_msg *m)
 {
 	static bool used;
@@ -289,44 +294,75 @@ static void test_delay_hook(const struct ps_msg *m)
 	sleep((unsigned)seconds);
 }
 
-int privsep_serve(int sock, struct db *db, bool *ready)
+int privsep_answer(struct privsep_server *s, const struct ps_msg *m, struct ps_reply *r)
 {
-	struct ps_msg m;
-	struct ps_reply *r;
-	ssize_t n = recv(sock, &m, sizeof(m), MSG_TRUNC);
+	int fd = -1;
+
+	r->type = m->type;
+	r->seq = m->seq;
+	test_delay_hook(m);
+	switch (m->type) {
+	case PS_JOB_ADD:
+		job_add(s->db, m, r);
+		break;
+	case PS_LOG_OPEN:
+		fd = open_log(s->db, m, r);
+		break;
+	case PS_LOG_LIST:
+		list_logs(s->db, m, r);
+		break;
+	case PS_ARTIFACT_OPEN:
+		fd = open_artifact(s->db, m, r);
+		break;
+	case PS_SYNC:
+		if (s->exp && web_export_sync(s->exp))
+			answer(r, 500, "the dashboard's database is behind");
+		else
+			answer(r, 200, "ok");
+		break;
+	case PS_RENDER:
+		fd = privsep_render_answer(s, m, r);
+		break;
+	default:
+		answer(r, 400, "no such request");
+	}
+	return fd;
+}
+
+int privsep_serve(int sock, struct privsep_server *s, bool *ready)
+{
+	struct ps_msg *m = xmalloc(sizeof(*m));
+	struct ps_reply *r = NULL;
+	ssize_t n = recv(sock, m, sizeof(*m), MSG_TRUNC);
 	int fd = -1, ret = 1;
 
-	if (n == 0)
-		return 0;
-	if (n < 0)
-		return errno == EINTR || errno == EAGAIN ? 1 : -1;
-	if (n != (ssize_t)sizeof(m) || m.type < PS_READY || m.type > PS_ARTIFACT_OPEN) {
+	if (n <= 0) {
+		ret = !n ? 0 : errno == EINTR || errno == EAGAIN ? 1 : -1;
+		goto out;
+	}
+	if (n != (ssize_t)sizeof(*m) || m->type < PS_READY || m->type > PS_RENDER) {
 		log_error("http: dropped a malformed message from the dashboard (%zd bytes)", n);
-		return 1;
+		goto out;
 	}
-	m.name[sizeof(m.name) - 1] = '\0';
-	m.token[sizeof(m.token) - 1] = '\0';
-	m.auth[sizeof(m.auth) - 1] = '\0';
-	if (m.type == PS_READY) {
+	m->name[sizeof(m->name) - 1] = '\0';
+	m->token[sizeof(m->token) - 1] = '\0';
+	m->auth[sizeof(m->auth) - 1] = '\0';
+	m->method[sizeof(m->method) - 1] = '\0';
+	m->path[sizeof(m->path) - 1] = '\0';
+	if (m->args_len > sizeof(m->args))
+		m->args_len = 0;
+	if (m->type == PS_READY) {
 		*ready = true;
-		return 1;
+		goto out;
 	}
-	test_delay_hook(&m);
 	r = xcalloc(1, sizeof(*r));
-	r->type = m.type;
-	r->seq = m.seq;
-	if (m.type == PS_JOB_ADD)
-		job_add(db, &m, r);
-	else if (m.type == PS_LOG_OPEN)
-		fd = open_log(db, &m, r);
-	else if (m.type == PS_ARTIFACT_OPEN)
-		fd = open_artifact(db, &m, r);
-	else
-		list_logs(db, &m, r);
+	fd = privsep_answer(s, m, r);
 	if (send_reply(sock, r, fd))
 		ret = -1;
 	if (fd >= 0)
 		close(fd);
+out:
 	free(r);
+	free(m);
 	return ret;
 }

@@ -9,7 +9,9 @@
  * of bugbridged's variables.  In order, it
  *
  *   1. reads and installs that configuration;
- *   2. opens all its database connections, read-only (http_db.c);
+ *   2. opens all its database connections, read-only, on the export of the
+ *      database's public rows that bugbridged keeps (http_db.c,
+ *      privsep_export.c), never on bugbridged's database;
  *   3. gives up root if it has it: [web] user (default nobody), no
  *      supplementary groups, no way back, no new privileges, not dumpable;
  *   4. where the kernel has Landlock, gives up opening any file, making any

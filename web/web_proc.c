@@ -9,9 +9,11 @@
  * it), started with a cleaned environment, given its configuration on a
  * pipe with every secret blanked but the API token it must check, and the
  * listening socket bugbridged opened.  It opens its read-only database
- * connections, gives up root (web_child.c), and asks bugbridged over a
- * socket for the few things it may not do itself (privsep.h): queue a job
- * for POST /api/jobs, open a log.  Its log lines come back on a pipe and
+ * connections, on an export of what anyone may see that bugbridged keeps
+ * up to date (privsep_export.c), never on bugbridged's database; gives up
+ * root (web_child.c); and asks bugbridged over a socket for the few things
+ * it may not do itself (privsep.h): queue a job for POST /api/jobs, open a
+ * log, draw a page of the token holder, which may show private bugs.  Its log lines come back on a pipe and
  * are written to bugbridged's log, so log rotation (SIGHUP) needs nothing
  * of it.
  *
@@ -60,6 +62,8 @@ struct web {
 	int sock, log_fd;		/* bugbridged's ends; -1 when none */
 	struct buf partial;		/* a log line not finished yet */
 	struct db db;			/* bugbridged's connection for the messages */
+	struct db full;			/* read-only, for the token holder's pages */
+	struct privsep_server ps;	/* db, full and the dashboard's database */
 	pthread_t thread;
 	int wake[2];			/* web_stop/web_reload -> monitor */
 	volatile int stopping, restart;	/* asked by web_stop, web_reload */
@@ -263,7 +267,7 @@ static bool serve_once(struct web *w, int timeout_ms, bool *ready)
 			;
 	}
 	if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
-		return privsep_serve(w->sock, &w->db, ready) > 0;
+		return privsep_serve(w->sock, &w->ps, ready) > 0;
 	return true;
 }
 
@@ -346,7 +350,13 @@ struct web *web_start(int log_level, struct buf *err)
 		buf_addf(err, "cannot make a pipe: %s", strerror(errno));
 		goto fail;
 	}
-	if (db_open(&w->db, cfg_str("db.path"), err) || first_start(w, err))
+	if (db_open(&w->db, cfg_str("db.path"), err) ||
+	    db_open_readonly(&w->full, cfg_str("db.path"), err))
+		goto fail;
+	w->ps = (struct privsep_server){ .db = &w->db, .full = &w->full };
+	/* before the dashboard starts: it opens this file, and nothing else */
+	w->ps.exp = web_export_open(err);
+	if (!w->ps.exp || first_start(w, err))
 		goto fail;
 	if (pthread_create(&w->thread, NULL, monitor, w)) {
 		buf_addstr(err, "cannot start the dashboard's monitor thread");
@@ -356,6 +366,8 @@ struct web *web_start(int log_level, struct buf *err)
 	}
 	return w;
 fail:
+	web_export_close(w->ps.exp);
+	db_close(&w->full);
 	db_close(&w->db);
 	close_fds(&w->listen_fd, 1);
 	close_fds(w->wake, 2);
@@ -386,6 +398,8 @@ void web_stop(struct web *w)
 		kill(w->pid, SIGTERM);
 		reap(w, 10);
 	}
+	web_export_close(w->ps.exp);
+	db_close(&w->full);
 	db_close(&w->db);
 	close_fds(&w->listen_fd, 1);
 	close_fds(w->wake, 2);

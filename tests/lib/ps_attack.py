@@ -31,7 +31,9 @@ class Msg(ctypes.Structure):
                 ("candidate_id", ctypes.c_int64), ("job_id", ctypes.c_int64),
                 ("patch_count", ctypes.c_int32), ("with_baseline", ctypes.c_uint32),
                 ("name", ctypes.c_char * 136), ("token", ctypes.c_char * 72),
-                ("auth", ctypes.c_char * 256)]
+                ("auth", ctypes.c_char * 256), ("method", ctypes.c_char * 8),
+                ("path", ctypes.c_char * 1032), ("args", ctypes.c_char * 2048),
+                ("args_len", ctypes.c_uint32)]
 
 
 class Reply(ctypes.Structure):
