@@ -61,8 +61,8 @@
 #include <unistd.h>
 
 DB_SQL(sql_lava_add,
-       "INSERT INTO lava_jobs (job_id, attempt, variant, boot, state, created_at)"
-       " VALUES (?, ?, ?, ?, 'waiting', ?)");
+       "INSERT INTO lava_jobs (job_id, attempt, variant, boot, state, created_at, visibility)"
+       " VALUES (?, ?, ?, ?, 'waiting', ?, ?)");
 DB_SQL(sql_lava_submitted,
        "UPDATE lava_jobs SET lava_id = ?, url = ?, state = 'Submitted', submitted_at = ?"
        " WHERE id = ?");
@@ -83,6 +83,7 @@ struct lava {
 	/* the LAVA job as last seen */
 	char state[32], health[32], device[128];
 	struct buf failure;
+	bool gone;			/* LAVA answered 404: the job was deleted */
 };
 
 bool lava_enabled(void)
@@ -111,7 +112,9 @@ static bool nap(struct run *r, long seconds)
 
 /* ---- the lava_jobs row ---- */
 
-static void row_add(struct lava *l, const struct variant *v, const struct boot *b)
+/* visibility: the LAVA job's (lib/lab_privacy.h removes it, if public, once it is private) */
+static void row_add(struct lava *l, const struct variant *v, const struct boot *b,
+		    const char *visibility)
 {
 	sqlite3_stmt *st = db_stmt(l->r->db, sql_lava_add);
 	struct buf name = BUF_INIT;
@@ -126,6 +129,7 @@ static void row_add(struct lava *l, const struct variant *v, const struct boot *
 	db_bind_text(st, 3, v->name);
 	db_bind_text(st, 4, name.ptr);
 	sqlite3_bind_double(st, 5, now_real());
+	db_bind_text(st, 6, visibility);
 	if (!db_step_done(l->r->db, st))
 		l->row = db_last_id(l->r->db);
 	buf_release(&name);
@@ -409,8 +413,10 @@ static bool look(struct lava *l)
 	bool ok = false;
 
 	buf_addf(&path, "jobs/%lld/", l->id);
-	if (call(l, "GET", path.ptr, NULL, &resp, &err) || resp.status != 200 ||
-	    !(root = json_tokener_parse(resp.body.ptr)))
+	if (call(l, "GET", path.ptr, NULL, &resp, &err))
+		goto out;
+	l->gone = resp.status == 404;
+	if (resp.status != 200 || !(root = json_tokener_parse(resp.body.ptr)))
 		goto out;
 	copy_field(root, "state", state, sizeof(state));
 	copy_field(root, "health", health, sizeof(health));
@@ -461,6 +467,9 @@ static int follow(struct lava *l)
 	for (;;) {
 		if (look(l) && !strcmp(l->state, "Finished"))
 			return 0;
+		if (l->gone)	/* lib/lab_privacy.h removes a public job of a bug made private */
+			return buf_addf(&l->r->infra, "LAVA job %lld is gone from the lab (its bug"
+					" turned private, or the lab's admin deleted it)", l->id), -1;
 		if (!running && (!strcmp(l->state, "Running") || !strcmp(l->state, "Canceling")))
 			running = now_real();
 		if (!running && queue > 0 && now_real() - submitted > queue) {
@@ -622,7 +631,7 @@ int lava_boot(struct run *r, struct variant *v, struct boot *b, struct buf *cons
 		goto out;
 	if (choose_visibility(r, &d))
 		goto out;
-	row_add(&l, v, b);
+	row_add(&l, v, b, d.visibility);
 	if (lava_art_publish(r, v, b, l.row, &l.art, &url))
 		goto out;
 	d.board = board_kind();

@@ -17,6 +17,7 @@
 #include "db.h"
 #include "config.h"
 #include "hex.h"
+#include "privacy.h"
 #include "safefile.h"
 
 #include <errno.h>
@@ -30,8 +31,9 @@
 
 #define ART_MAX (1ull << 30)
 
+/* private: made for a private job, whose LAVA job is not public (0024_web_export.sql) */
 DB_SQL(sql_lava_art_add,
-       "INSERT INTO artifacts (token, job_id, dir, expires_at) VALUES (?, ?, ?, ?)");
+       "INSERT INTO artifacts (token, job_id, dir, expires_at, private) VALUES (?, ?, ?, ?, ?)");
 DB_SQL(sql_lava_art_del, "DELETE FROM artifacts WHERE token = ?");
 
 /*
@@ -52,6 +54,14 @@ static int copy_file(const char *from, const char *to)
 	if (out >= 0 && close(out))
 		ret = -1;
 	return ret;
+}
+
+/* Is the job private, as far as the database can tell (a failed lookup: public, served less)? */
+static int job_private_known(struct run *r)
+{
+	bool failed = false, priv = job_is_private(r->db, r->job->id, &failed);
+
+	return priv && !failed;
 }
 
 int lava_art_publish(struct run *r, const struct variant *v, const struct boot *b,
@@ -108,6 +118,7 @@ out:
 			db_bind_text(st, 3, a->dir.ptr);
 			sqlite3_bind_int64(st, 4, (sqlite3_int64)time(NULL) +
 					   cfg_int("lava.queue_timeout") + cfg_int("lava.job_timeout") + 600);
+			sqlite3_bind_int(st, 5, job_private_known(r));
 			if (!db_step_done(r->db, st)) {
 				a->row = true;
 				ret = 0;

@@ -13,6 +13,7 @@
  */
 #include "app.h"
 #include "config.h"
+#include "lab_privacy.h"
 #include "log.h"
 #include "mail.h"
 #include "tracker.h"
@@ -91,6 +92,11 @@ static int run_cycle(struct db *db, struct buf *failed)
 	if (!stop_requested && poll_cycle(db, &stop_requested)) {
 		log_warn("cycle: the poll of the tracker failed; will retry next cycle");
 		step_failed(failed, "poll");
+	}
+	/* what a job made private had out in the lab: its tokens, its public LAVA jobs */
+	if (!stop_requested && lab_privacy_enforce(db)) {
+		log_warn("cycle: something of a job made private is still public; will retry");
+		step_failed(failed, "lab privacy");
 	}
 	if (!stop_requested && triage_run(db, &stop_requested)) {
 		log_warn("cycle: triage failed; will retry next cycle");

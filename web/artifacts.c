@@ -8,7 +8,8 @@
  * passed and the job is running.  The dashboard's process checks the
  * request and asks bugbridged (privsep.h), which checks it again, looks
  * the token up (whatever bug the job is for: the token is the capability)
- * and opens the file (artifact_open).  The token is 256 random bits, checked as
+ * and opens the file (artifact_open), unless the job turned private since
+ * the token was made.  The token is 256 random bits, checked as
  * 64 lowercase hex digits before the database is asked; the name must be a
  * plain file name and is opened relative to the directory with O_NOFOLLOW,
  * as a regular file: a symlink planted there leads nowhere.  Anything else
@@ -29,9 +30,16 @@
 
 #define TOKEN_LEN 64
 
+/*
+ * A token made for a public job serves only while the job is public: once
+ * its bug (or its patch's comment or attachment) turns private, the token
+ * is dead here at once, and gone at the next poll (lib/lab_privacy.h).  A
+ * private job's token was made for a LAVA job that is not public.
+ */
 DB_SQL(sql_artifacts_dir,
        "SELECT a.dir FROM artifacts a JOIN jobs j ON j.id = a.job_id"
-       " WHERE a.token = ? AND a.expires_at > ? AND j.state = 'running'");
+       " WHERE a.token = ? AND a.expires_at > ? AND j.state = 'running'"
+       " AND (a.private OR j.id NOT IN (SELECT id FROM private_job_ids))");
 
 static bool token_ok(const char *s, size_t len)
 {
