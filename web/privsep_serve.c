@@ -109,10 +109,11 @@ static enum caller caller_of(const struct ps_msg *m)
 }
 
 /*
- * The account a caller's job is queued for, which the queue's budgets
- * count it against (job_budget.h): the token holder is the operator (""),
- * whom the budgets do not limit, like `bugbridge job add`.  An anonymous
- * caller queues nothing.
+ * The account a caller's job is queued for, which decides the queue's
+ * budgets for it (job_budget.h): the token holder is the operator (""),
+ * whose jobs count against no budget, like `bugbridge job add`'s (the
+ * queue's choice: [queue] account_jobs_per_day).  An anonymous caller
+ * queues nothing.
  */
 static const char *caller_account(enum caller who)
 {
