@@ -14,7 +14,8 @@
 #                     mutants.py, report and wall time, report in $(O)/mutants-report.txt)
 #   make coverage     line and branch coverage of the completion path by the suite
 #   make install      PREFIX=/usr/local DESTDIR= (programs, data, units, manual pages)
-#   make deps         apt-get install what the build and tests need, if missing
+#   make deps         apt-get install what the build, demo and tests need, if missing
+#                     (make demo installs only the demo's: tools/deps.sh demo)
 #   make deb          the Debian package, bugbridge_<version>_amd64.deb in $(O)/deb
 #
 # Sources are found by wildcard: a new module is a new .c file, a new unit
@@ -152,8 +153,12 @@ TEST_ENV = BB_SRC=$(CURDIR) CMOCKA_MESSAGE_OUTPUT=TAP \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=23 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
+# The demo's packages, or everything the tests and benchmarks need besides.
 deps:
-	@tools/deps.sh
+	@tools/deps.sh check
+
+deps-demo:
+	@tools/deps.sh demo
 
 # Unit tests run in the plain and the sanitizer build; integration tests run
 # the sanitizer build's binaries (leak checks off: daemons are killed).
@@ -181,7 +186,7 @@ check-slow:
 test-integration: all
 	$(TEST_ENV) BB_BUILD=$(CURDIR)/$(O) $(PROVE) $(PROVE_FLAGS) $(T)
 
-demo: deps all
+demo: deps-demo all
 	tools/demo.sh
 
 bench: deps all
@@ -257,6 +262,6 @@ deb:
 clean:
 	rm -rf $(O)
 
-.PHONY: all unit fuzzers fuzz deps lint check check-slow test-integration demo bench mutants coverage \
+.PHONY: all unit fuzzers fuzz deps deps-demo lint check check-slow test-integration demo bench mutants coverage \
 	man install deb clean
 .DELETE_ON_ERROR:

@@ -1,17 +1,38 @@
 #!/bin/sh
-# deps.sh: install the Debian 12 packages that building, testing and the demo
-# need, and only those that are missing.  Run by `make deps`, `make check`
-# and `make demo`.
+# deps.sh [--list] [demo|check]: install the Debian 12 packages that the demo (demo:
+# building bugbridge, running it, building and booting kernels, the SMTP
+# server it mails) or everything besides (check, the default: the tests,
+# the benchmarks and the package) need, and only those that are missing.
+# `make demo` runs `deps.sh demo`; `make check`, `make deps` and `make bench`
+# run `deps.sh check`.
 set -e
 
-PACKAGES="build-essential pkg-config libcurl4-openssl-dev libjson-c-dev
-libsqlite3-dev libmicrohttpd-dev libcmocka-dev sqlite3 curl git patch
+DEMO="build-essential pkg-config libcurl4-openssl-dev libjson-c-dev
+libsqlite3-dev libmicrohttpd-dev sqlite3 curl git patch
 qemu-system-x86 qemu-utils linux-source-6.1 linux-source-6.12 busybox-static
 ccache bubblewrap
 flex bison bc libelf-dev libssl-dev cpio xz-utils kmod python3
-python3-aiosmtpd chromium wrk clang libclang-rt-14-dev e2fsprogs
+python3-aiosmtpd e2fsprogs"
+# the tests (cmocka, Chromium, a LAVA lab on PostgreSQL, libFuzzer, the
+# manual pages' lint, the package, the KCIDB schema), the benchmarks (wrk)
+CHECK="libcmocka-dev chromium wrk clang libclang-rt-14-dev
 postgresql lava-server lava-dispatcher lavacli mandoc
-debhelper lintian"
+debhelper lintian python3-jsonschema"
+
+list=""
+if [ "${1:-}" = --list ]; then	# print the list, install nothing
+	list=1
+	shift
+fi
+case "${1:-check}" in
+demo) PACKAGES=$DEMO ;;
+check) PACKAGES="$DEMO $CHECK" ;;
+*) echo "usage: deps.sh [--list] [demo|check]" >&2; exit 2 ;;
+esac
+if [ -n "$list" ]; then
+	echo $PACKAGES | tr ' ' '\n'
+	exit 0
+fi
 
 missing=""
 for p in $PACKAGES; do
