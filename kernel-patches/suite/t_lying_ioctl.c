@@ -424,11 +424,12 @@ int t_lying_eh_tur(void)
 
 /* NOT READY 04/0a (ALUA state transition) is requeued (ACTION_DELAYED_REPREP,
  * scsi_mq_requeue_cmd with 1000 ms): sent again after that second, and
- * right.  A device reset in an earlier test (lying-device-eh-tur's) leaves
- * the disk expecting a UNIT ATTENTION (expecting_cc_ua), and the next NOT
- * READY or UNIT ATTENTION is then retried at once instead (scsi_check_sense);
- * a read answered UNIT ATTENTION 29/00 once first takes that (or, with no
- * reset pending, is retried as a power glitch): right after 2 either way. */
+ * right.  A device reset leaves the disk expecting a UNIT ATTENTION
+ * (expecting_cc_ua), and the next NOT READY or UNIT ATTENTION is then
+ * retried at once instead (scsi_check_sense): the suite clears it after
+ * the test that reset (bbstate.c), and a read answered UNIT ATTENTION 29/00
+ * once comes first all the same (with a reset pending it takes that; with
+ * none it is retried as a power glitch): right after 2 either way. */
 int t_lying_delayed_requeue(void)
 {
 	char sense[64];
