@@ -153,12 +153,16 @@ const struct config_key config_keys[] = {
 	{ "runner", "retry_delay_max", CONF_INT, "3600", NULL, 0,
 	  "longest wait between two tries of such a job, in seconds" },
 	{ "runner", "coverage", CONF_BOOL, "true", NULL, 0,
-	  "build a patch's kernel with gcov for drivers/scsi and say whether the suite ran"
-	  " its changed lines (a pass that did not is \"pass (not reached)\")" },
+	  "build a patch's kernel with gcov for drivers/scsi and the files the patch touches,"
+	  " and say whether the suite ran its changed lines (a pass that did not is"
+	  " \"pass (not reached)\")" },
 	{ "runner", "controllers", CONF_STR, "", NULL, 0,
 	  "the emulated host adapters every job boots behind (names from the scenarios, or"
 	  " default, all, none); empty: those the patch picks (its drivers' files), the default"
 	  " set for any other file" },
+	{ "runner", "grow_max", CONF_INT, "100", NULL, 0,
+	  "options a patch's files may turn on beyond the standard config (the options that"
+	  " build them and what those pull in); past it the job is \"untested\"" },
 	{ "runner", "flake_retries", CONF_INT, "2", NULL, 0,
 	  "extra runs of a failing test before it counts as failed" },
 	{ "runner", "baseline_max_age", CONF_INT, "604800", NULL, 0,

@@ -6,7 +6,10 @@
  *
  *   FAULT_NONE    the suite ran and judged (pass, fail), or a job without a
  *                 patch showed the base kernel's own behaviour: blame is for
- *                 the test results and the baseline comparison to say
+ *                 the test results and the baseline comparison to say; or
+ *                 nothing could judge the patch (untested: it changes code
+ *                 the runner's kernel configuration cannot build), which is
+ *                 no one's fault and no result either way
  *   FAULT_PATCH   the candidate's making: it does not apply, does not
  *                 build, or its kernel panics or hangs (apply-failed,
  *                 build-failed, panic, boot-timeout)
@@ -33,7 +36,8 @@ enum fault fault_parse(const char *name);
 /*
  * What a verdict says when nothing more is known (rows older than the
  * fault column): infra-error is FAULT_INFRA, a patched job's apply-failed,
- * build-failed, panic, boot-timeout FAULT_PATCH, the rest FAULT_NONE.
+ * build-failed, panic, boot-timeout FAULT_PATCH, the rest (pass, fail,
+ * untested) FAULT_NONE.
  */
 enum fault fault_of_verdict(const char *verdict, bool patched);
 /* Infra or ours: the job has no result to report (its verdict is infra-error). */

@@ -358,3 +358,8 @@ const char *job_lane_name(int lane)
 {
 	return lane == 0 ? "allowed" : lane == 2 ? "follow-up" : "first";
 }
+
+bool job_record_untested(const struct job_record *rec)
+{
+	return rec->verdict && !strcmp(rec->verdict, "untested");
+}

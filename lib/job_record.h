@@ -136,6 +136,13 @@ bool job_record_failed(const struct job_record *rec, const char *variant);
  * nothing about the patch and never counts as a fix.
  */
 bool job_record_not_reached(const struct job_record *rec);
+/*
+ * The verdict "untested" (issue 32): the patch changes code the runner's
+ * kernel configuration cannot build, or that was not compiled, so no test
+ * judged it (verdict_detail says why, a line per file).  No pass, no fix,
+ * no regression; nobody's fault.
+ */
+bool job_record_untested(const struct job_record *rec);
 
 /* --- job_json.c -------------------------------------------------------- */
 

@@ -5,7 +5,11 @@
  * variants a job ran are read from its stages and results: a variant
  * with any job_stages or test_results row ran.  Build status comes from
  * the build stage of that variant when there is one, else from the verdict
- * (build-failed is the patched build's fault, never the baseline's).
+ * (build-failed is the patched build's fault, never the baseline's).  An
+ * untested job's kernel could not be built with the patch's code: its
+ * build is SKIP when it never started (the configuration cannot have the
+ * code) and its boot SKIP ("the configuration didn't support it", in
+ * KCIDB's words), never a PASS or a FAIL.
  */
 #include "kcidb.h"
 #include "xalloc.h"
@@ -119,6 +123,8 @@ static const char *build_status(const struct job_record *j, const char *variant,
 		return "ERROR";
 	if (patched && verdict_is(j, "apply-failed"))
 		return "MISS";
+	if (patched && job_record_untested(j))
+		return "SKIP";		/* no build stage: the configuration cannot build it */
 	return "PASS";		/* the results exist, so the kernel was built */
 }
 
@@ -189,6 +195,8 @@ static const char *boot_status(const struct job_record *j, const char *variant)
 		return "FAIL";
 	if (fault_no_result(j->fault))
 		return "ERROR";
+	if (job_record_untested(j))
+		return "SKIP";		/* never booted: nothing of the patch's code to test */
 	return "PASS";
 }
 

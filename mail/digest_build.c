@@ -9,9 +9,11 @@
  * tracker full of stale bugs still gives a mail people read.
  *
  * An infra-error is no test result: the runner failed, not the patch (it is
- * retried, or waits for `bugbridge job retry`).  Such jobs are listed apart,
- * under "Not tested", and count neither as results (the subject, a list's
- * first digest) nor as news (a digest with nothing else is not sent).
+ * retried, or waits for `bugbridge job retry`).  Nor is an untested job (the
+ * patch changes code the test kernel cannot build: no test judged it).
+ * Such jobs are listed apart, under "Not tested", and count neither as
+ * results (the subject, a list's first digest) nor as news (a digest with
+ * nothing else is not sent).
  *
  * Read-only: digest.c decides when to build and records the result.
  */
@@ -433,7 +435,8 @@ static int section_results(struct digest_ctx *ctx, struct digest_jobs *j)
 		/* results on no bug go to the catch-all lists only */
 		if (no_bug ? !ctx->r->all : !covers(ctx, st, 1, 6))
 			continue;
-		if (!strcmp(db_col_text(st, 2), "infra-error")) {
+		if (!strcmp(db_col_text(st, 2), "infra-error") ||
+		    !strcmp(db_col_text(st, 2), "untested")) {
 			if (++j->ninfra <= DIGEST_MAX_ITEMS)
 				add_result(ctx, &j->infra, st);
 			continue;
@@ -528,7 +531,7 @@ static void compose(struct digest_ctx *ctx, struct digest *d, const struct buf *
 	add_section(&d->body, "Test results", d->n_results, "", &j->results);
 	add_section(&d->body, "Regressions", d->n_regressions, "PASS->FAIL", &j->regressions);
 	add_section(&d->body, "Not tested", d->n_infra,
-		    "infrastructure errors, not results of the patch", &j->infra);
+		    "infra-errors and untested patches, no results", &j->infra);
 	buf_addf(&d->body, "\nStats: %d open; %d opened and %d closed since the last digest.\n",
 		 d->n_open, d->n_opened, d->n_closed);
 	buf_addf(&d->body, "\n-- \nbugbridge, %s/\n", ctx->web.ptr);

@@ -3,16 +3,22 @@
  *
  * `make ARCH=x86_64 tinyconfig`, then the fragments from
  * kernel-patches/configs/ (base.config, plus <variant>.config for [runner]
- * config_variant) merged with the kernel's scripts/kconfig/merge_config.sh
- * -m, then `make olddefconfig`.  Kconfig silently drops an option whose
- * dependencies are not met, so afterwards every option the fragments ask
- * for is checked in the final .config: a missing one is an infra-error
- * naming it (our configuration is wrong, not the patch).
+ * config_variant, plus gcov.config for a coverage build) and the job's own
+ * (bb-grow.config: the options its patch's files need, kplan.c) merged
+ * with the kernel's scripts/kconfig/merge_config.sh -m, then `make
+ * olddefconfig`.  Kconfig silently drops an option whose dependencies are
+ * not met, so afterwards every option the fragments ask for is checked in
+ * the final .config: a missing one of configs/ is an infra-error naming it
+ * (our configuration is wrong, not the patch).  The job's own options were
+ * tried by kplan.c's probe before anything was built; the baseline gets
+ * those its Kconfig has, and one that does not stick there (the patch
+ * changed its Kconfig) is only noted on the job page.
  *
  * All of it runs in the sandbox: Kconfig files and scripts come from the
  * patched tree.
  */
 #include "kconfig.h"
+#include "kplan.h"
 #include "run.h"
 #include "stage.h"
 #include "sandbox.h"
@@ -30,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A tinyconfig .config is about 30 KiB, allyesconfig's 300 KiB. */
@@ -130,21 +137,27 @@ static int sandboxed_make(struct run *r, struct variant *v, const char *const *a
 	return ret;
 }
 
-/* Copy the fragments into out/ (the sandbox sees only the tree and out). */
-static int stage_fragments(struct run *r, struct variant *v, struct buf *all, char ***names,
-			   int *n)
+/*
+ * Copy the fragments into out/ (the sandbox sees only the tree and out):
+ * configs/'s into all, the job's own (grow) into grown.
+ */
+static int stage_fragments(struct run *r, struct variant *v, struct buf *all, struct buf *grown,
+			   char ***names, int *n)
 {
 	const char *variant = cfg_str("runner.config_variant");
 	const char *fixed[] = { "base", strcmp(variant, "base") ? variant : NULL,
 				v->coverage ? "gcov" : NULL };
-	const char **want = xcalloc(3 + r->nconfigs, sizeof(*want));
+	/* configs/'s, the controllers' drivers (controllers.c), then the job's own */
+	int nwant = 3 + r->nconfigs + 1;
+	const char **want = xcalloc(nwant, sizeof(*want));
 	struct buf src = BUF_INIT, dst = BUF_INIT, text = BUF_INIT;
 	int ret = -1;
 
 	memcpy(want, fixed, sizeof(fixed));
-	for (int i = 0; i < r->nconfigs; i++)	/* the controllers' drivers (controllers.c) */
+	for (int i = 0; i < r->nconfigs; i++)
 		want[3 + i] = (const char *)r->configs[i];
-	for (int i = 0; i < 3 + r->nconfigs; i++) {
+	want[nwant - 1] = *kplan_fragment(r, v) ? "grow" : NULL;
+	for (int i = 0; i < nwant; i++) {
 		if (!want[i])
 			continue;
 		buf_reset(&src);
@@ -152,7 +165,9 @@ static int stage_fragments(struct run *r, struct variant *v, struct buf *all, ch
 		buf_reset(&text);
 		buf_addf(&src, "%s/configs/%s.config", r->patches_dir, want[i]);
 		buf_addf(&dst, "%s/bb-%s.config", v->out, want[i]);
-		if (buf_read_file(&text, src.ptr)) {
+		if (i == nwant - 1) {
+			buf_addstr(&text, kplan_fragment(r, v));
+		} else if (buf_read_file(&text, src.ptr)) {
 			buf_addf(&r->infra, "cannot read config fragment '%s': %s", src.ptr,
 				 strerror(errno));
 			goto out;
@@ -162,8 +177,8 @@ static int stage_fragments(struct run *r, struct variant *v, struct buf *all, ch
 			buf_addf(&r->infra, "cannot write '%s': %s", dst.ptr, safe_strerror(errno));
 			goto out;
 		}
-		buf_addstr(all, text.ptr);
-		buf_addch(all, '\n');
+		buf_addstr(i == nwant - 1 ? grown : all, text.ptr);
+		buf_addch(i == nwant - 1 ? grown : all, '\n');
 		*names = xrealloc(*names, (*n + 1) * sizeof(**names));
 		buf_reset(&src);
 		buf_addf(&src, "bb-%s.config", want[i]);
@@ -183,7 +198,7 @@ out:
  * saying which).  The .config is the configure step's output, read through
  * lib/safefile: one that is a link, a FIFO or huge is the tree's doing.
  */
-static int check(struct run *r, struct variant *v, const char *frags)
+static int check(struct run *r, struct variant *v, const char *frags, const char *grown)
 {
 	struct buf path = BUF_INIT, config = BUF_INIT, missing = BUF_INIT, why = BUF_INIT;
 	int ret = -1;
@@ -197,9 +212,15 @@ static int check(struct run *r, struct variant *v, const char *frags)
 			stage_fail(v, "build-failed", why.ptr);
 		else
 			stage_blame(r, FAULT_OURS, "%s", why.ptr);
-	} else if (kconf_missing(frags, config.ptr, &missing)) {
+	} else if (kconf_missing(frags, config.ptr, &missing) ||
+		   (v->npatches && kconf_missing(grown, config.ptr, &missing))) {
 		stage_blame(r, FAULT_OURS, "config options did not stick: %s", missing.ptr);
 	} else {
+		/* the baseline's share of the job's options: its Kconfig may lack some */
+		if (kconf_missing(grown, config.ptr, &missing)) {
+			buf_addf(&why, "the base does not keep the job's %s", missing.ptr);
+			stage_note(r, why.ptr);
+		}
 		ret = 0;
 	}
 	buf_release(&path);
@@ -211,31 +232,33 @@ static int check(struct run *r, struct variant *v, const char *frags)
 
 int kconfig_check(struct run *r, struct variant *v)
 {
-	struct buf frags = BUF_INIT;
+	struct buf frags = BUF_INIT, grown = BUF_INIT;
 	char **names = NULL;
 	int nnames = 0, ret = -1;
 
-	if (!stage_fragments(r, v, &frags, &names, &nnames))
-		ret = check(r, v, frags.ptr);
+	if (!stage_fragments(r, v, &frags, &grown, &names, &nnames))
+		ret = check(r, v, frags.ptr, grown.ptr);
 	strv_free(names, nnames);
 	buf_release(&frags);
+	buf_release(&grown);
 	return ret;
 }
 
-int kconfig_configure(struct run *r, struct variant *v)
+/* tinyconfig, the fragments merged, olddefconfig: in v->out, logged; 0 or -1 (r->infra, v). */
+static int configure(struct run *r, struct variant *v, struct buf *frags, struct buf *grown)
 {
-	struct buf log_path = BUF_INIT, frags = BUF_INIT;
+	struct buf log_path = BUF_INIT;
 	char **names = NULL;
 	int nnames = 0, ret = -1;
 	const char *tiny[] = { "make", "O=out", "ARCH=x86_64", "tinyconfig", NULL };
 	const char *olddef[] = { "make", "O=out", "ARCH=x86_64", "olddefconfig", NULL };
 	/* merge_config.sh makes its temporary files in the current directory */
-	const char **merge = xcalloc(7 + 3 + r->nconfigs, sizeof(*merge));
+	const char **merge = xcalloc(7 + 4 + r->nconfigs, sizeof(*merge));
 	const char *head[] = { "bash", "../scripts/kconfig/merge_config.sh", "-m", "-O", ".",
 			       ".config" };
 
 	buf_addf(&log_path, "%s/%s-configure.log", v->logs, v->name);
-	if (stage_fragments(r, v, &frags, &names, &nnames))
+	if (stage_fragments(r, v, frags, grown, &names, &nnames))
 		goto out;
 	memcpy(merge, head, sizeof(head));
 	for (int i = 0; i < nnames; i++)
@@ -247,11 +270,76 @@ int kconfig_configure(struct run *r, struct variant *v)
 			buf_addstr(&r->infra, "configuring the kernel was interrupted");
 		goto out;
 	}
-	ret = check(r, v, frags.ptr);
+	ret = 0;
 out:
 	free(merge);
 	strv_free(names, nnames);
 	buf_release(&log_path);
+	return ret;
+}
+
+/*
+ * The patched variant of a grown job was configured by kplan.c's probe, in
+ * the same tree with the same fragments: that .config is written over the
+ * seed's (the build's syncconfig takes it from there) instead of
+ * configuring again, which costs as much as the probe did.  So is the
+ * baseline's, when the patch changed no Kconfig file (the same Kconfig,
+ * the same options: the same .config).
+ */
+static int probed(struct run *r, struct variant *v, struct buf *frags, struct buf *grown)
+{
+	struct buf path = BUF_INIT;
+	char **names = NULL;
+	int nnames = 0, ret = -1;
+
+	if (!v->grown || !r->plan || !r->plan->config.len ||
+	    (!v->npatches && !r->plan->same_kconfig))
+		return -1;
+	buf_addf(&path, "%s/.config", v->out);
+	if (!stage_fragments(r, v, frags, grown, &names, &nnames) &&
+	    !job_write(r, path.ptr, r->plan->config.ptr, r->plan->config.len))
+		ret = 0;
+	strv_free(names, nnames);
+	buf_release(&path);
+	return ret;
+}
+
+int kconfig_configure(struct run *r, struct variant *v)
+{
+	struct buf frags = BUF_INIT, grown = BUF_INIT;
+	int ret = probed(r, v, &frags, &grown) ? configure(r, v, &frags, &grown) : 0;
+
+	if (!ret)
+		ret = check(r, v, frags.ptr, grown.ptr);
 	buf_release(&frags);
+	buf_release(&grown);
+	return ret;
+}
+
+int kconfig_probe(struct run *r, struct variant *v, struct buf *config, struct buf *dropped)
+{
+	struct buf frags = BUF_INIT, grown = BUF_INIT, path = BUF_INIT;
+	int ret = -1;
+
+	if ((mkdir(v->out, 0755) && errno != EEXIST) || sandbox_give(v->out)) {
+		buf_addf(&r->infra, "cannot create '%s': %s", v->out, strerror(errno));
+		goto out;
+	}
+	if (configure(r, v, &frags, &grown))
+		goto out;
+	buf_addf(&path, "%s/.config", v->out);
+	buf_reset(config);
+	if (job_read(r, path.ptr, KCONFIG_MAX, config)) {
+		/* the patched tree's Kconfig made it: a link or a FIFO is the patch's doing */
+		buf_addf(&path, ": %s", safe_strerror(errno));
+		stage_fail(v, "build-failed", path.ptr);
+		goto out;
+	}
+	kconf_missing(frags.ptr, config->ptr, dropped);
+	ret = 0;
+out:
+	buf_release(&frags);
+	buf_release(&grown);
+	buf_release(&path);
 	return ret;
 }

@@ -42,6 +42,7 @@
 #include "fetch.h"
 #include "apply.h"
 #include "kconfig.h"
+#include "kplan.h"
 #include "build.h"
 #include "boot.h"
 #include "lava.h"
@@ -136,6 +137,24 @@ static void make_keys(struct run *r)
 		sha256_update(&ctx, cfg_str("lava.device_type"), strlen(cfg_str("lava.device_type")));
 	r->suite_key = hex_of(&ctx);
 	buf_release(&name);
+}
+
+/*
+ * A job whose config grew for its patch (kplan.h) compares with a baseline
+ * built with the same options: its cached baseline results are its own.
+ * Its builds start from the standard seed and are never kept as seeds.
+ */
+static void keys_grown(struct run *r)
+{
+	struct sha256 ctx;
+
+	if (!kplan_grown(r))
+		return;
+	sha256_init(&ctx);
+	sha256_update(&ctx, r->suite_key, strlen(r->suite_key) + 1);
+	sha256_update(&ctx, r->plan->base_fragment.ptr, r->plan->base_fragment.len);
+	free(r->suite_key);
+	r->suite_key = hex_of(&ctx);
 }
 
 /* ---- prepare ---- */
@@ -234,12 +253,15 @@ static int do_build(struct run *r, struct variant *v)
 	enum fault f;
 
 	stage_begin(r, v, "configure");
+	if (v->grown)		/* which options, for which files */
+		kplan_note_config(r);
 	/*
 	 * The seed's .config came from the same fragments on the same Kconfig
 	 * files; unless the patch changed a Kconfig file, it is still right.
 	 * (A gcov variant seeded from the plain seed needs the gcov fragment.)
 	 */
-	if (v->seed_exact && !v->kconfig_touched ? kconfig_check(r, v) : kconfig_configure(r, v))
+	if (v->seed_exact && !v->kconfig_touched && !v->grown ? kconfig_check(r, v)
+								   : kconfig_configure(r, v))
 		goto out;
 	stage_begin(r, v, "build");
 	if (v->no_seed.len) {
@@ -257,9 +279,11 @@ static int do_build(struct run *r, struct variant *v)
 		stage_fail(v, "build-failed", why.ptr);
 	if (f)
 		goto out;
-	if (!v->npatches)
+	if (v->grown)
+		kplan_note_build(r, v);		/* what the grown config cost */
+	else if (!v->npatches)
 		tree_save_seed(r, v);
-	if (!v->npatches && !v->seeded)
+	if (!v->npatches && !v->seeded && !v->grown)
 		warm_record(r, v->build_seconds, v->build_objects);	/* the next estimates */
 	ret = 0;
 out:
@@ -286,9 +310,11 @@ static int boot_variant(struct run *r, struct variant *v)
 /* The patched variant after its apply: out/ from the seed, build, boot, test. */
 static int run_patched(struct run *r, struct variant *v)
 {
-	if (tree_seed(r, v))
+	if (tree_seed(r, v) || kplan_profile(r, v))
 		return v->verdict ? 0 : -1;
 	if (do_build(r, v) || v->verdict || stage_interrupted(r))
+		return v->verdict ? 0 : -1;
+	if (kplan_check_built(r, v) || v->verdict)	/* no pass for code not built */
 		return v->verdict ? 0 : -1;
 	if (boot_variant(r, v))
 		return -1;
@@ -431,6 +457,7 @@ static void run_release(struct run *r)
 	free(r->seed_key);
 	free(r->seed_key_gcov);
 	free(r->suite_key);
+	kplan_free(r->plan);
 	patch_items_free(r->patches, r->npatches);
 	patch_items_free(r->harness, r->nharness);
 	if (r->scenario)
@@ -596,13 +623,19 @@ static void run_variants(struct run *r, struct variant *patched, struct variant 
 	}
 	if (do_apply(r, patched) || patched->verdict || stage_interrupted(r))
 		return;
+	/* the options the patch's files need; or "untested", before any build */
+	if (r->npatches && (kplan_make(r, patched) || patched->verdict))
+		return;
+	keys_grown(r);
 	if (need_base) {
 		variant_init(r, base, "baseline", 0);
+		base->grown = kplan_grown(r);
 		cached = baseline_from_cache(r, base);
 	}
 	if (need_base && !cached) {
 		base->coverage = patched->coverage;	/* the same seed; it measures nothing */
-		if (build_base(r, base))
+		/* a grown baseline is no seed: the standard one first */
+		if ((base->grown && run_seed(r, patched->coverage)) || build_base(r, base))
 			return;
 		base->coverage = false;
 	} else if (r->npatches && run_seed(r, patched->coverage)) {

@@ -25,6 +25,7 @@ struct vtest;
 struct logscan_result;
 struct scenario;
 struct build_progress;
+struct kplan;
 
 /* How much of the candidate's change the run executed (coverage.c). */
 struct reach {
@@ -47,6 +48,7 @@ struct variant {
 	bool seed_exact;		/* of its own kind (gcov or plain): same .config */
 	struct buf no_seed;		/* else why not (seed_explain), for the build stage */
 	bool kconfig_touched;		/* a candidate patch changed a Kconfig file */
+	bool grown;			/* configured with the job's own options too (kplan.h) */
 	double build_seconds;		/* make's wall clock */
 	int build_objects;		/* objects it compiled (progress.c) */
 	/* outcome */
@@ -103,6 +105,7 @@ struct run {
 	char **configs;			/* the chosen controllers' fragments (configs/NAME.config) */
 	int nconfigs;
 	char *controllers_note;		/* which controllers, and why: for the job page */
+	struct kplan *plan;		/* what the patch needs of the build (kplan.h) */
 	sqlite3_int64 stage_id;
 	const char *stage_variant;
 	struct buf infra;		/* infra-error reason, if any */

@@ -57,7 +57,7 @@ check("and not the infra-error", results is not None and
       not [l for l in results if "job 6:" in l or "INFRA" in l], results)
 title, infra = section("Not tested (")
 check("Not tested lists the infra-error apart, counted apart",
-      title == "Not tested (1): infrastructure errors, not results of the patch", title)
+      title == "Not tested (1): infra-errors and untested patches, no results", title)
 check("with its job line and link", infra is not None and len(infra) == 2 and
       infra[0].startswith("#9370 job 6: INFRA-ERROR") and infra[1].strip().endswith("/job/6"), infra)
 '

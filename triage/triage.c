@@ -61,7 +61,9 @@ static void job_fact(const struct job_record *j, struct triage_fact *f)
 	memset(f, 0, sizeof(*f));
 	f->has_patch = j->candidate_id != 0;
 	f->is_retest = !strcmp(j->kind, "retest");
-	if (fault_no_result(j->fault) || (!f->has_patch && !ran_suite(verdict))) {
+	/* untested: nothing judged the patch (its code was not built), so nothing moves */
+	if (fault_no_result(j->fault) || (!f->has_patch && !ran_suite(verdict)) ||
+	    job_record_untested(j)) {
 		f->infra = true;
 		return;
 	}

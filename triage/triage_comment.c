@@ -118,6 +118,10 @@ static void headline(const struct job_record *r, struct buf *out)
 		/* before any FAIL->PASS: a pass that never ran the patch proves nothing */
 		buf_addf(out, "PASS (not reached): the suite never executed the lines this %s"
 			 " changes, so the pass says nothing about it", patch_word(r));
+	} else if (job_record_untested(r)) {
+		/* no FAIL->PASS, no pass: the code it changes was not built */
+		buf_addf(out, "UNTESTED: this %s changes code the test kernel cannot build, so no"
+			 " test judged it", patch_word(r));
 	} else if (!strcmp(v, "apply-failed")) {
 		buf_addf(out, "APPLY FAILED: this %s does not apply to %s", patch_word(r), base);
 	} else if (!strcmp(v, "build-failed")) {
@@ -278,7 +282,9 @@ static void facts(const struct job_record *r, struct buf *out)
 		triage_add_clean(out, r->reach, 300);
 		buf_addstr(out, "\n");
 	}
-	if (detail[0] && !strcmp(verdict, "apply-failed"))
+	if (detail[0] && job_record_untested(r))
+		triage_add_untested(out, detail);
+	else if (detail[0] && !strcmp(verdict, "apply-failed"))
 		triage_add_rejected(out, detail);
 	else if (detail[0])
 		/* a suite that ran is said by the tests below; its detail adds only our notes */

@@ -73,4 +73,12 @@ void triage_add_rejected(struct buf *out, const char *detail);
  */
 void triage_add_detail(struct buf *out, const char *detail, bool suite_ran);
 
+/* --- comment_untested.c --- */
+
+/*
+ * An untested job's verdict_detail as "Untested:" lines, one per file the
+ * runner could not build or measure, each in a known shape, bounded.
+ */
+void triage_add_untested(struct buf *out, const char *detail);
+
 #endif

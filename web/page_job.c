@@ -159,6 +159,9 @@ static void facts(struct buf *out, sqlite3_stmt *st, sqlite3_int64 id, time_t no
 	page_verdict(out, db_col_text(st, 8));
 	if (sqlite3_column_int(st, 23))	/* the pass never ran the patch: say so */
 		buf_addstr(out, " (not reached)");
+	if (!strcmp(db_col_text(st, 8), "untested"))	/* never a pass, nor a failure */
+		buf_addstr(out, " <span class=\"note\">(no test judged this patch: the kernel could"
+			   " not be built with the code it changes; see Detail)</span>");
 	buf_addstr(out, "</h1>\n<table class=\"facts\">\n");
 	if (bug) {
 		buf_addstr(out, "<tr><th>Bug</th><td>");

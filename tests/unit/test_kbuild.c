@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kbuild.h"
+#include "kplan.h"
 
 static const char scsi_makefile[] =
 	"# SPDX-License-Identifier: GPL-2.0\n"
@@ -267,6 +268,28 @@ static void test_expressions(void **state)
 	buf_release(&b);
 }
 
+/* What kind of file a path is: only C, headers and assembly can have lines that run. */
+static void test_kinds(void **state)
+{
+	const char *why;
+
+	(void)state;
+	assert_int_equal(kplan_kind("drivers/scsi/sg.c", &why), KF_SOURCE);
+	assert_null(why);
+	assert_int_equal(kplan_kind("block/blk-mq.h", &why), KF_HEADER);
+	assert_int_equal(kplan_kind("arch/x86/entry/entry_64.S", &why), KF_ASM);
+	assert_string_equal(why, "assembly: gcov sees no lines of it");
+	assert_int_equal(kplan_kind("drivers/scsi/Kconfig", &why), KF_BUILD);
+	assert_int_equal(kplan_kind("drivers/scsi/megaraid/Kconfig.megaraid", &why), KF_BUILD);
+	assert_int_equal(kplan_kind("block/Makefile", &why), KF_BUILD);
+	assert_int_equal(kplan_kind("Documentation/scsi/sg.rst", &why), KF_DOC);
+	assert_int_equal(kplan_kind("MAINTAINERS", &why), KF_DOC);
+	assert_int_equal(kplan_kind("tools/perf/builtin-top.c", &why), KF_OTHER);
+	assert_string_equal(why, "not part of the kernel");
+	assert_int_equal(kplan_kind("scripts/kconfig/conf.c", &why), KF_OTHER);
+	assert_int_equal(kplan_kind("arch/x86/boot/dts/x.dts", &why), KF_OTHER);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_gcov_and_cmd),
 		cmocka_unit_test(test_entries),
 		cmocka_unit_test(test_expressions),
+		cmocka_unit_test(test_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
