@@ -2,29 +2,37 @@
  * coverage: did the run execute the lines the patch changed?  (issue 15)
  *
  * With [runner] coverage on, the patched variant of a job with patches is
- * configured with configs/gcov.config on top of the others (the harness
- * makes drivers/scsi profile itself under CONFIG_GCOV_KERNEL).  After the
- * suite, the guest prints drivers/scsi's .gcda files on the console
- * (suite/bbgcov.c: "#bbgcov file PATH LEN", "#g BASE64"..., "#bbgcov
- * end"); coverage_collect() writes them into the build directory beside
- * the compiler's .gcno files.  coverage_measure() then takes, for each C
- * file the candidate touched, the lines it changed (`diff -U0` of the
- * pristine base against the job's tree, so a series counts as a whole),
- * and asks gcov (in the build sandbox: its input came from the patched
- * kernel) which of them are executable and which ran.
+ * configured with configs/gcov.config on top of the others; the harness
+ * makes drivers/scsi profile itself under CONFIG_GCOV_KERNEL, and
+ * kprofile.c every other object the candidate touches (and the objects
+ * that include a header it touches).  After the suite, the guest prints
+ * every .gcda file of the kernel on the console (suite/bbgcov.c: "#bbgcov
+ * file PATH LEN", "#g BASE64"..., "#bbgcov end"); coverage_collect()
+ * keeps drivers/scsi's and those the plan profiled, and writes them into
+ * the build directory beside the compiler's .gcno files.
+ * coverage_measure() (reach.c) then takes, for each file the candidate
+ * touched, the lines it changed (`diff -U0` of the pristine base against
+ * the job's tree, so a series counts as a whole), and asks gcov (in the
+ * build sandbox: its input came from the patched kernel) which of them are
+ * executable and which ran; a header's lines are added up over the
+ * objects that include it.
  *
  * A changed line gcov has no record of (a comment, a brace, a declaration)
- * is not counted; a pure deletion counts as the next executable line after
- * it.  Files outside drivers/scsi have no gcov data and are named as not
- * measured.  The result is one line for the verdict ("reached 7 of 7
- * changed lines", or which function's change never ran) and a log,
- * <variant>-coverage.log, with every counted line and its count.
+ * is not counted, but a file with no such line is named; a pure deletion
+ * counts as the next executable line after it.  Every file is named: with
+ * its count, as not measured (and why), or as having no lines to reach (a
+ * Kconfig, documentation).  The result is one line for the verdict
+ * ("reached 2 of 2 changed lines (sr.c 1 of 1, virtio_scsi.c 1 of 1)", or
+ * which function's change never ran) and a log, <variant>-coverage.log,
+ * with every counted line and its count.
  *
  * Everything that can go wrong here leaves the reach unmeasured: it never
  * turns a job into an infra-error.
  */
 #include "coverage.h"
 #include "run.h"
+#include "kplan.h"
+#include "apply.h"
 #include "stage.h"
 #include "paths.h"
 #include "base64.h"
@@ -60,6 +68,32 @@ static bool gcda_name_ok(const char *p)
 	return true;
 }
 
+/* Does path end in "/" want (or is it want)? */
+static bool ends_in(const char *path, const char *want)
+{
+	size_t n = strlen(path), w = strlen(want);
+
+	return n >= w && !strcmp(path + n - w, want) && (n == w || path[n - w - 1] == '/');
+}
+
+/*
+ * Where the guest's file goes below the build directory: the guest names it
+ * by its path in the build (the build directory's own path first, which the
+ * guest does not know), so only the tail counts, and only a tail that is
+ * drivers/scsi/NAME.gcda or one of the files the plan profiled.  NULL:
+ * refused.
+ */
+static char *gcda_rel(const char *path, char *const *wanted, int nwanted)
+{
+	for (int i = 0; i < nwanted; i++)
+		if (ends_in(path, wanted[i]))
+			return xstrdup(wanted[i]);
+	for (const char *p = path; (p = strstr(p, GCOV_DIR)); p++)
+		if ((p == path || p[-1] == '/') && gcda_name_ok(p))
+			return xstrdup(p);
+	return NULL;
+}
+
 void coverage_blobs_free(struct gcda_blob *b, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -69,11 +103,12 @@ void coverage_blobs_free(struct gcda_blob *b, int n)
 	free(b);
 }
 
-int coverage_blobs(const char *text, size_t len, struct gcda_blob **out, int *n)
+int coverage_blobs(const char *text, size_t len, char *const *wanted, int nwanted,
+		   struct gcda_blob **out, int *n)
 {
 	const char *p = text, *end = text + len;
 	struct buf data = BUF_INIT;
-	char path[256];
+	char path[512], *rel = NULL;
 	size_t want = 0;
 	bool in = false, bad = false;
 
@@ -87,18 +122,22 @@ int coverage_blobs(const char *text, size_t len, struct gcda_blob **out, int *n)
 		while (l && p[l - 1] == '\r')
 			l--;
 		if (l > 13 && !strncmp(p, "#bbgcov file ", 13)) {
-			char line[300];
-			snprintf(line, sizeof(line), "%.*s", (int)(l < 299 ? l : 299), p);
+			char line[560];
+			snprintf(line, sizeof(line), "%.*s", (int)(l < 559 ? l : 559), p);
 			buf_reset(&data);
-			in = sscanf(line, "#bbgcov file %255s %zu", path, &want) == 2 &&
-			     gcda_name_ok(path);
+			free(rel);
+			rel = NULL;
+			if (sscanf(line, "#bbgcov file %511s %zu", path, &want) == 2)
+				rel = gcda_rel(path, wanted, nwanted);
+			in = rel != NULL;
 			bad = false;
 		} else if (in && l >= 3 && !strncmp(p, "#g ", 3)) {
 			bad |= base64_decode(&data, p + 3, l - 3) != 0;
 		} else if (in && l == 11 && !strncmp(p, "#bbgcov end", 11)) {
 			if (!bad && !data.overflow && data.len == want) {
 				*out = xreallocarray(*out, *n + 1, sizeof(**out));
-				(*out)[*n].path = xstrdup(path);
+				(*out)[*n].path = rel;
+				rel = NULL;
 				(*out)[*n].len = data.len;
 				(*out)[*n].data = (unsigned char *)buf_detach(&data, NULL);
 				(*n)++;
@@ -108,6 +147,7 @@ int coverage_blobs(const char *text, size_t len, struct gcda_blob **out, int *n)
 		}
 		p = nl ? nl + 1 : end;
 	}
+	free(rel);
 	buf_release(&data);
 	return *n;
 }
@@ -141,12 +181,15 @@ static bool write_gcda(struct run *r, struct variant *v, const struct gcda_blob 
 int coverage_collect(struct run *r, struct variant *v, const struct buf *console)
 {
 	struct gcda_blob *b;
-	int n, written = 0;
+	char **wanted;
+	int n, nwanted, written = 0;
 
-	coverage_blobs(console->ptr, console->len, &b, &n);
+	kplan_gcda_wanted(r, &wanted, &nwanted);
+	coverage_blobs(console->ptr, console->len, wanted, nwanted, &b, &n);
 	for (int i = 0; i < n; i++)
 		written += write_gcda(r, v, &b[i]);
 	coverage_blobs_free(b, n);
+	strv_free(wanted, nwanted);
 	v->gcda_files += written;
 	return written;
 }
@@ -183,160 +226,13 @@ int coverage_changed_lines(const char *diff, struct changed_line **out, int *n)
 	return *n;
 }
 
-/* ---- reach of one file from gcov's JSON (pure) ---- */
-
-struct gcov_line {
-	int line;
-	long long count;
-};
-
-static json_object *source_entry(json_object *doc, const char *file)
-{
-	json_object *files;
-	size_t flen = strlen(file);
-
-	if (!json_object_object_get_ex(doc, "files", &files))
-		return NULL;
-	for (size_t i = 0; i < json_object_array_length(files); i++) {
-		json_object *f = json_object_array_get_idx(files, i), *name;
-		const char *s;
-		size_t l;
-		if (!json_object_object_get_ex(f, "file", &name))
-			continue;
-		s = json_object_get_string(name);
-		l = strlen(s);
-		if (l >= flen && !strcmp(s + l - flen, file) && (l == flen || s[l - flen - 1] == '/'))
-			return f;
-	}
-	return NULL;
-}
-
-static const char *function_at(json_object *entry, int line)
-{
-	json_object *funcs, *f, *v;
-	const char *best = NULL;
-	int best_start = -1;
-
-	if (!json_object_object_get_ex(entry, "functions", &funcs))
-		return NULL;
-	for (size_t i = 0; i < json_object_array_length(funcs); i++) {
-		int start, endl;
-		f = json_object_array_get_idx(funcs, i);
-		if (!json_object_object_get_ex(f, "start_line", &v))
-			continue;
-		start = json_object_get_int(v);
-		endl = json_object_object_get_ex(f, "end_line", &v) ? json_object_get_int(v) : start;
-		if (line >= start && line <= endl && start > best_start &&
-		    json_object_object_get_ex(f, "name", &v)) {
-			best = json_object_get_string(v);
-			best_start = start;
-		}
-	}
-	return best;
-}
-
-/* The executable lines gcov knows, sorted by line. */
-static int gcov_lines(json_object *entry, struct gcov_line **out)
-{
-	json_object *lines, *v;
-	int n = 0;
-
-	*out = NULL;
-	if (!json_object_object_get_ex(entry, "lines", &lines))
-		return 0;
-	for (size_t i = 0; i < json_object_array_length(lines); i++) {
-		json_object *l = json_object_array_get_idx(lines, i);
-		struct gcov_line g = { 0, 0 };
-		if (!json_object_object_get_ex(l, "line_number", &v))
-			continue;
-		g.line = json_object_get_int(v);
-		if (json_object_object_get_ex(l, "count", &v))
-			g.count = json_object_get_int64(v);
-		/* a line may appear once per inlined copy: add them up */
-		if (n && (*out)[n - 1].line == g.line) {
-			(*out)[n - 1].count += g.count;
-			continue;
-		}
-		*out = xreallocarray(*out, n + 1, sizeof(**out));
-		(*out)[n++] = g;
-	}
-	return n;
-}
-
-static const struct gcov_line *find_line(const struct gcov_line *g, int n, int line)
-{
-	for (int i = 0; i < n; i++)
-		if (g[i].line == line)
-			return &g[i];
-	return NULL;
-}
-
-/* A deletion counts as the next executable line (within 5), else the one before. */
-static const struct gcov_line *deletion_line(const struct gcov_line *g, int n, int line)
-{
-	const struct gcov_line *best = NULL;
-
-	for (int i = 0; i < n; i++) {
-		if (g[i].line >= line && g[i].line < line + 5)
-			return &g[i];
-		if (g[i].line < line && g[i].line >= line - 5)
-			best = &g[i];
-	}
-	return best;
-}
-
-static void note_function(struct reach *acc, const char *file, const char *func)
-{
-	struct buf key = BUF_INIT;
-	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-
-	buf_addf(&key, "%s (%s)", func ? func : "?", base);
-	if (!strstr(acc->unreached_funcs.ptr, key.ptr))
-		buf_addf(&acc->unreached_funcs, "%s%s", acc->unreached_funcs.len ? ", " : "",
-			 key.ptr);
-	buf_release(&key);
-}
-
-int coverage_reach_file(const char *file, const char *json_text, const struct changed_line *cl,
-			int ncl, struct reach *acc)
-{
-	json_object *doc = json_tokener_parse(json_text), *entry;
-	struct gcov_line *g = NULL;
-	int ng, counted = 0;
-	int last = -1;
-
-	entry = doc ? source_entry(doc, file) : NULL;
-	if (!entry) {
-		json_object_put(doc);
-		return -1;
-	}
-	ng = gcov_lines(entry, &g);
-	for (int i = 0; i < ncl; i++) {
-		const struct gcov_line *l = cl[i].deletion ? deletion_line(g, ng, cl[i].line)
-							   : find_line(g, ng, cl[i].line);
-		if (!l || l->line == last)
-			continue;	/* not executable, or counted already */
-		last = l->line;
-		counted++;
-		acc->changed++;
-		if (l->count > 0)
-			acc->reached++;
-		else
-			note_function(acc, file, function_at(entry, l->line));
-		buf_addf(&acc->log, "%s:%d %s %lld%s\n", file, l->line,
-			 l->count > 0 ? "executed" : "NOT executed", l->count,
-			 cl[i].deletion ? " (after a deleted line)" : "");
-	}
-	free(g);
-	json_object_put(doc);
-	return counted;
-}
-
 void reach_init(struct reach *acc)
 {
 	memset(acc, 0, sizeof(*acc));
 	buf_init(&acc->unreached_funcs, 0);
 	buf_init(&acc->not_measured, 0);
+	buf_init(&acc->no_lines, 0);
+	buf_init(&acc->files, 0);
 	buf_init(&acc->log, 0);
 	buf_init(&acc->summary, 0);
 }
@@ -345,6 +241,8 @@ void reach_release(struct reach *acc)
 {
 	buf_release(&acc->unreached_funcs);
 	buf_release(&acc->not_measured);
+	buf_release(&acc->no_lines);
+	buf_release(&acc->files);
 	buf_release(&acc->log);
 	buf_release(&acc->summary);
 }
@@ -354,16 +252,24 @@ void coverage_summary(struct reach *acc)
 	struct buf *s = &acc->summary;
 
 	buf_reset(s);
-	if (!acc->changed) {
-		buf_addstr(s, "no changed line that gcov can see (drivers/scsi code) was measured");
+	if (!acc->changed && acc->nfiles) {
+		buf_addf(s, "no changed line is one gcov counts (%s)", acc->files.ptr);
+	} else if (!acc->changed) {
+		buf_addstr(s, "no changed line was measured");
 	} else if (!acc->reached) {
 		buf_addf(s, "the patch's change in %s was never executed: a pass says nothing about it"
-			 " (0 of %d changed lines reached)", acc->unreached_funcs.ptr, acc->changed);
+			 " (0 of %d changed lines reached", acc->unreached_funcs.ptr, acc->changed);
+		/* each file named with its own count when there are several */
+		buf_addf(s, "%s%s)", acc->nfiles > 1 ? ": " : "", acc->nfiles > 1 ? acc->files.ptr : "");
 	} else {
 		buf_addf(s, "reached %d of %d changed lines", acc->reached, acc->changed);
+		if (acc->nfiles > 1)
+			buf_addf(s, " (%s)", acc->files.ptr);
 		if (acc->reached < acc->changed)
 			buf_addf(s, "; never executed: %s", acc->unreached_funcs.ptr);
 	}
 	if (acc->not_measured.len)
 		buf_addf(s, "; not measured: %s", acc->not_measured.ptr);
+	if (acc->no_lines.len)
+		buf_addf(s, "; no lines to reach: %s", acc->no_lines.ptr);
 }

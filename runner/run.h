@@ -32,6 +32,9 @@ struct reach {
 	int changed, reached;		/* executable changed lines, of those executed */
 	struct buf unreached_funcs;	/* "sd_eh_action (sd.c), ..." */
 	struct buf not_measured;	/* files gcov cannot see, with why */
+	struct buf no_lines;		/* files with no lines that run (Kconfig, docs), with why */
+	struct buf files;		/* each measured file's count: "sr.c 1 of 1, ..." */
+	int nfiles;			/* files measured */
 	struct buf log;			/* one line per counted line */
 	struct buf summary;		/* the verdict's line */
 };

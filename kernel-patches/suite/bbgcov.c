@@ -1,12 +1,15 @@
 /*
- * bbgcov.c: hand the kernel's gcov data for drivers/scsi to the host.
+ * bbgcov.c: hand the kernel's gcov data to the host.
  *
  * A kernel built with CONFIG_GCOV_KERNEL (the runner's configs/gcov.config;
- * the harness makes drivers/scsi profile itself) lists one .gcda file per
- * profiled object under /sys/kernel/debug/gcov/<build dir>/.  After the
- * suite, each drivers/scsi one is printed on the console, base64, as
+ * the harness makes drivers/scsi profile itself, the runner the other
+ * objects a patch touches) lists one .gcda file per profiled object under
+ * /sys/kernel/debug/gcov/<build dir>/.  After the suite, each is printed
+ * on the console, base64, named by its path below the gcov directory (the
+ * build directory's path first, which the guest does not know: the host
+ * keeps the tail it asked for), as
  *
- *   #bbgcov file drivers/scsi/sd.gcda 4242
+ *   #bbgcov file bb/src/out/drivers/scsi/sd.gcda 4242
  *   #g <76 base64 characters>
  *   ...
  *   #bbgcov end
@@ -26,7 +29,6 @@
 #include <unistd.h>
 
 #define GCOV_ROOT "/sys/kernel/debug/gcov"
-#define WANT "/drivers/scsi/"
 
 static const char b64[] =
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -86,13 +88,13 @@ static unsigned char *slurp(const char *path, size_t *len)
 
 static int one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
-	const char *rel = strstr(path, WANT);
+	const char *rel = path + strlen(GCOV_ROOT);
 	size_t len = strlen(path), n;
 	unsigned char *data;
 
 	(void)sb;
 	(void)ftw;
-	if (type != FTW_F || !rel || len < 5 || strcmp(path + len - 5, ".gcda"))
+	if (type != FTW_F || len < 5 || strcmp(path + len - 5, ".gcda") || rel[0] != '/')
 		return 0;
 	data = slurp(path, &n);
 	if (!data)

@@ -53,7 +53,8 @@
  *   t_lying_sgio_order.c  SG_IO in a busy queue: SG_FLAG_Q_AT_HEAD's order,
  *                 waiting for a tag
  *   t_guest.c     guest-no-network (QEMU gave the guest no NIC)
- *   bbgcov.c      after the suite, the kernel's gcov data for drivers/scsi
+ *   bbgcov.c      after the suite, the kernel's gcov data (drivers/scsi, and
+ *                 what the runner profiled for a patch)
  *
  * Test contract: a test function returns 0 (ok) or -1 (not ok) after calling
  * fail() with the reason; diag() adds "# " lines.  A test never decides its
@@ -211,7 +212,7 @@ int sgio_mx(int fd, const unsigned char *cdb, int cdb_len, void *buf,
 	    size_t len, int mx, struct sgio_result *res);
 bool sense_info(const unsigned char *sense, int len, uint64_t *info);
 
-/* bbgcov.c: print drivers/scsi's gcov data on the console (gcov kernels) */
+/* bbgcov.c: print the kernel's gcov data on the console (gcov kernels) */
 void gcov_dump(void);
 
 /* bbutil.c: the running kernel's release as KV(6, 12, 118) (0: unknown).

@@ -33,6 +33,24 @@ static const char console[] =
 	"#bbgcov file drivers/scsi/scsi.gcda 6\r\n"
 	"#g Zm9v\r\n"
 	"#g YmFy\r\n"
+	"#bbgcov end\r\n"
+	/* the guest names a file by its path in the build: the tail is kept */
+	"#bbgcov file bb/src/out/block/blk-mq.gcda 5\r\n"
+	"#g aGVsbG8=\r\n"
+	"#bbgcov end\r\n"
+	/* a profiled object the job did not ask for: refused */
+	"#bbgcov file bb/src/out/block/blk-core.gcda 5\r\n"
+	"#g aGVsbG8=\r\n"
+	"#bbgcov end\r\n"
+	/* the wanted name at the end of another one: refused */
+	"#bbgcov file bb/src/out/xblock/blk-mq.gcda 5\r\n"
+	"#g aGVsbG8=\r\n"
+	"#bbgcov end\r\n"
+	"#bbgcov file bb/src/out/drivers/scsi/megaraid/mega.gcda 5\r\n"
+	"#g aGVsbG8=\r\n"
+	"#bbgcov end\r\n"
+	"#bbgcov file /x/out/drivers/scsi/sr_ioctl.gcda 5\r\n"
+	"#g aGVsbG8=\r\n"
 	"#bbgcov end\r\n";
 
 static void test_blobs(void **state)
@@ -40,13 +58,20 @@ static void test_blobs(void **state)
 	struct gcda_blob *b;
 	int n;
 
+	char *wanted[] = { "block/blk-mq.gcda" };
+
 	(void)state;
-	assert_int_equal(coverage_blobs(console, strlen(console), &b, &n), 2);
+	assert_int_equal(coverage_blobs(console, strlen(console), wanted, 1, &b, &n), 4);
 	assert_string_equal(b[0].path, "drivers/scsi/sd.gcda");
 	assert_int_equal(b[0].len, 5);
 	assert_memory_equal(b[0].data, "hello", 5);
 	assert_string_equal(b[1].path, "drivers/scsi/scsi.gcda");
 	assert_memory_equal(b[1].data, "foobar", 6);
+	assert_string_equal(b[2].path, "block/blk-mq.gcda");
+	assert_string_equal(b[3].path, "drivers/scsi/sr_ioctl.gcda");
+	coverage_blobs_free(b, n);
+	/* without the plan's list: drivers/scsi's only */
+	assert_int_equal(coverage_blobs(console, strlen(console), NULL, 0, &b, &n), 3);
 	coverage_blobs_free(b, n);
 }
 
@@ -108,9 +133,72 @@ static void test_reach(void **state)
 	reach_release(&acc);
 
 	reach_init(&acc);
-	assert_int_equal(coverage_reach_file("drivers/scsi/sd.c", gcov_json, reached, 2, &acc), -1);
 	assert_int_equal(coverage_reach_file("drivers/scsi/sr.c", "{not json", reached, 2, &acc),
 			 -1);
+	assert_int_equal(coverage_reach_file("drivers/scsi/sr.c", "", reached, 2, &acc), -1);
+	reach_release(&acc);
+}
+
+/*
+ * The finding of issue 32: a series of the sr fix and a line of
+ * virtio_scsi.c said "reached 1 of 1": every file is named with its count,
+ * and a file whose changed line is no executable one is named as such.
+ */
+static const char virtio_json[] =
+	"{\"files\":[{\"file\":\"../drivers/scsi/virtio_scsi.c\",\"functions\":["
+	"{\"name\":\"virtscsi_complete_cmd\",\"start_line\":100,\"end_line\":160}],"
+	"\"lines\":[{\"line_number\":120,\"count\":40}]}]}\n";
+
+static void test_reach_files(void **state)
+{
+	struct changed_line sr[] = { { 317, false } }, virtio[] = { { 120, false } };
+	struct changed_line comment[] = { { 99, false } };
+	struct reach acc;
+
+	(void)state;
+	reach_init(&acc);
+	assert_int_equal(coverage_reach_file("drivers/scsi/sr.c", gcov_json, sr, 1, &acc), 1);
+	assert_int_equal(coverage_reach_file("drivers/scsi/virtio_scsi.c", virtio_json, virtio, 1,
+					     &acc), 1);
+	coverage_summary(&acc);
+	assert_string_equal(acc.summary.ptr, "reached 2 of 2 changed lines (sr.c 1 of 1,"
+			    " virtio_scsi.c 1 of 1)");
+	reach_release(&acc);
+
+	reach_init(&acc);
+	assert_int_equal(coverage_reach_file("drivers/scsi/sr.c", gcov_json, sr, 1, &acc), 1);
+	/* a file gcov read whose changed line is a comment: named, not silently dropped */
+	assert_int_equal(coverage_reach_file("drivers/scsi/virtio_scsi.c", virtio_json, comment, 1,
+					     &acc), 0);
+	buf_addstr(&acc.not_measured, "drivers/scsi/sg.c (not built into this kernel)");
+	buf_addstr(&acc.no_lines, "drivers/scsi/Kconfig (build rules: no lines that run)");
+	coverage_summary(&acc);
+	assert_string_equal(acc.summary.ptr, "reached 1 of 1 changed lines (sr.c 1 of 1,"
+			    " virtio_scsi.c: no executable line changed); not measured:"
+			    " drivers/scsi/sg.c (not built into this kernel); no lines to reach:"
+			    " drivers/scsi/Kconfig (build rules: no lines that run)");
+	reach_release(&acc);
+}
+
+/* A header's lines run in every object that includes it: counts are summed over them. */
+static void test_reach_header(void **state)
+{
+	const char *two =
+		"{\"files\":[{\"file\":\"../block/blk-mq.c\",\"lines\":[]},"
+		"{\"file\":\"../block/blk-mq.h\",\"lines\":[{\"line_number\":50,\"count\":0},"
+		"{\"line_number\":60,\"count\":0}]}]}\n"
+		"{\"files\":[{\"file\":\"../block/blk-core.c\",\"lines\":[]},"
+		"{\"file\":\"../block/blk-mq.h\",\"lines\":[{\"line_number\":50,\"count\":7}]}]}\n";
+	struct changed_line cl[] = { { 50, false }, { 60, false } };
+	struct reach acc;
+
+	(void)state;
+	reach_init(&acc);
+	assert_int_equal(coverage_reach_file("block/blk-mq.h", two, cl, 2, &acc), 2);
+	assert_int_equal(acc.reached, 1);
+	coverage_summary(&acc);
+	assert_string_equal(acc.summary.ptr, "reached 1 of 2 changed lines; never executed:"
+			    " line 60 (blk-mq.h)");
 	reach_release(&acc);
 }
 
@@ -120,6 +208,8 @@ int main(void)
 		cmocka_unit_test(test_blobs),
 		cmocka_unit_test(test_changed_lines),
 		cmocka_unit_test(test_reach),
+		cmocka_unit_test(test_reach_files),
+		cmocka_unit_test(test_reach_header),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
