@@ -4,9 +4,11 @@
 # goes through lib/safefile.  Four patched builds of a stand-in kernel
 # (tests/lib/standin-kernel.sh: seconds, no kernel build), each an attack
 # in the patch's Makefile:
-#   1. after vmlinux links, out/drivers/scsi becomes a symlink to a
-#      directory outside the job's tree; the guest hands back sd.gcda:
-#      the runner writes nothing outside and says why in the job's log;
+#   1. after vmlinux links, out/drivers/scsi/sd.gcda becomes a symlink to
+#      a file outside the job's tree; the guest hands back sd.gcda: the
+#      runner writes nothing outside and says why in the job's log (a
+#      link over the directory itself hides sd.o too: the job is then
+#      "untested", sd.c not seen compiled, before any boot);
 #   2. olddefconfig leaves out/.config as a FIFO: refused, no hang;
 #   3. or as a 2 GiB (sparse) file: refused, not read;
 #   4. the build's bzImage is a symlink to the database: refused, never
@@ -24,10 +26,10 @@ OUTSIDE=$TMP/outside
 mkdir -p "$OUTSIDE"
 chmod 777 "$OUTSIDE"
 
-# 1. the symlink after vmlinux: out/drivers/scsi -> $OUTSIDE
+# 1. the symlink after vmlinux: out/drivers/scsi/sd.gcda -> $OUTSIDE/sd.gcda
 standin_patch scsi-link <<SED
 /LD      vmlinux/a\\
-	@rm -rf \$(O)/drivers/scsi && ln -s $OUTSIDE \$(O)/drivers/scsi && echo "attack: scsi linked"
+	@ln -sf $OUTSIDE/sd.gcda \$(O)/drivers/scsi/sd.gcda && echo "attack: scsi linked"
 SED
 id=$(bb job add --bug 9370 --patch "$TMP/scsi-link.patch" 2>/dev/null)
 standin_run runner1.log

@@ -53,9 +53,13 @@ test_status() {
 	sql "SELECT status FROM test_results WHERE job_id = $1 AND variant = '$2' AND name = '$3'"
 }
 
-# scenario_tests: every test name the suite's scenarios file declares.
+# scenario_tests: every test name of the boots a core patch (or --none)
+# runs: the boots with no controller line or one marked default; another
+# controller's boot runs only for a patch that selects it.
 scenario_tests() {
-	awk '$1 == "test" { print $2 }' "$KP/suite/scenarios"
+	awk '$1 == "boot" { keep = 1 }
+	     $1 == "controller" { keep = ($3 == "default") }
+	     $1 == "test" && keep { print $2 }' "$KP/suite/scenarios"
 }
 
 # run_once LOGNAME: bugbridge-runner --once, output kept in $TMP/LOGNAME.

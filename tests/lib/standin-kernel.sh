@@ -6,7 +6,8 @@
 #   standin_setup [config lines on stdin]
 #                     $TMP/linux.tar: a tree whose Makefile answers
 #                     kernelversion (6.1.999), tinyconfig, olddefconfig and
-#                     bzImage (a 4 KiB "kernel", utsversion.h, sd.gcno) and
+#                     bzImage (a 4 KiB "kernel", utsversion.h, sd.o: the
+#                     patched sd.c was compiled, sd.gcno) and
 #                     whose scripts/kconfig/merge_config.sh appends the
 #                     fragments; $TMP/bin/qemu-system-x86_64, which logs its
 #                     argv to $TMP/qemu.args and prints a console with one
@@ -48,6 +49,7 @@ bzImage:
 	@head -c 4096 /dev/zero >$(O)/arch/x86/boot/bzImage
 	@echo '#define UTS_VERSION "#1 bugbridge"' >$(O)/include/generated/utsversion.h
 	@: >$(O)/drivers/scsi/sd.gcno
+	@: >$(O)/drivers/scsi/sd.o
 	@echo "  LD      vmlinux"
 	@echo "Kernel: arch/x86/boot/bzImage is ready"
 MK
