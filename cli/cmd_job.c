@@ -329,7 +329,7 @@ static void print_head(const struct job_record *j)
 	print_queue(j);
 	if (j->accel)
 		printf("accel: %s\n", j->accel);
-	if (j->boot_args)
+	if (j->boot_args && *j->boot_args)	/* none given is "", not a line */
 		printf("boot args: %s\n", j->boot_args);
 	if (!strcmp(j->state, "running") || !strcmp(j->state, "queued"))
 		printf("progress: %s\n", job_str(j->progress));

@@ -3,7 +3,7 @@
 # scratch database; no kernel is built here.
 . "$(dirname "$0")/lib/test-lib.sh"
 
-plan 20
+plan 21
 
 write_config "$TMP/bb.conf" </dev/null
 export BUGBRIDGE_CONFIG="$TMP/bb.conf"
@@ -52,6 +52,7 @@ is "job add with a missing series fails" "$?" "1"
 out=$(bb job show 2)
 like "job show prints state and baseline" "$out" "^job 2: queued"
 like "job show names the candidate" "$out" "candidate 1, patch 'one.patch'"
+unlike "and no boot arguments line when it has none" "$out" "boot args"
 json=$(bb job show 2 --json)
 is "job show --json is JSON with the job's state" \
 	"$(printf '%s' "$json" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["state"], j["with_baseline"], len(j["test_results"]))')" \
