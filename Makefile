@@ -8,10 +8,12 @@
 #                     kernels, a kernel per mutant, the suite booted 20 times)
 #   make demo         the main job end to end (tools/demo.sh)
 #   make bench        the benchmark report (tools/bench.sh)
-#   make mutants      the mutation campaign over the completion path (one schemata
-#                     build, a boot per mutant with the tests that reach it, four
-#                     at once; kernel-patches/tools/
-#                     mutants.py, report and wall time, report in $(O)/mutants-report.txt)
+#   make mutants      the mutation campaign over every function of the completion
+#                     stack (tools/mutant-functions, checked against the code first;
+#                     2 mutants per function; one schemata build, a boot per mutant
+#                     with the tests that reach it, four at once; kernel-patches/
+#                     tools/mutants.py, report in $(O)/mutants-report.txt);
+#                     MUTANTS_FILE=sd.c runs one file's mutants only
 #   make coverage     line and branch coverage of the completion path by the suite
 #   make install      PREFIX=/usr/local DESTDIR= (programs, data, units, manual pages)
 #   make deps         apt-get install what the build, demo and tests need, if missing
@@ -196,7 +198,8 @@ bench: deps all
 # campaign one per mutant), so neither is part of `make check`; t3520 runs
 # a fixed sample of the campaign there.
 mutants: all
-	python3 kernel-patches/tools/mutants.py --report $(O)/mutants-report.txt
+	python3 kernel-patches/tools/mutants.py --report $(O)/mutants-report.txt \
+		$(if $(MUTANTS_FILE),--file $(MUTANTS_FILE))
 
 coverage: all
 	python3 kernel-patches/tools/coverage.py --out $(O)/coverage-report.txt

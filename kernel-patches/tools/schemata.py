@@ -11,10 +11,13 @@ with `bb_mutant=N` on the kernel command line: 0 (the default) is the
 kernel without any mutant, N the one mutant numbered N.  One build serves
 the whole campaign; a boot per mutant.
 
-F's dispatch also marks F reached (bb_reached[i] = 1, i its index): the
-core parameter bb_reached (/sys/module/scsi_mod/parameters/bb_reached)
-reads as the names of the mutated functions that ran since it was last
-written, and any write clears it.  The suite's bbsuite.reach=1 prints
+F's dispatch also marks F reached (bb_reached[i] = 1, i its index in
+schemata.funcs): the core parameter bb_reached
+(/sys/module/scsi_mod/parameters/bb_reached) reads as a bitmap of the
+mutated functions that ran since it was last written, in hex digits
+(function 4k+j is bit j of digit k: 600 functions take 150 characters, a
+list of names would not fit the page a parameter may print), and any
+write clears it.  The suite's bbsuite.reach=1 prints
 what each test reached, so the campaign gives each mutant only the tests
 that run its function (mutants.py).
 
@@ -24,7 +27,13 @@ off (the dispatch comes before F's declarations).  A copy's static local
 variables are its own.
 """
 import difflib
+import os
 import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+import time
 
 DEF = """
 /* bugbridge mutant schemata (kernel-patches/tools/schemata.py): the mutant
@@ -34,9 +43,10 @@ EXPORT_SYMBOL(bb_mutant);
 core_param(bb_mutant, bb_mutant, int, 0444);
 
 /* which mutated functions ran since bb_reached was last written (any write
- * clears it): the names, space-separated; one byte each, no lock (a store
- * of 1 from any context, a clear from the one writer) */
-static const char *const bb_reach_names[] = { %s };
+ * clears it), one byte each, no lock (a store of 1 from any context, a
+ * clear from the one writer); read as hex digits, function 4k+j being bit
+ * j of digit k (schemata.funcs numbers them): %d functions take %d digits
+ * of the page a parameter may print */
 unsigned char bb_reached[%d];
 EXPORT_SYMBOL(bb_reached);
 
@@ -44,10 +54,14 @@ static int bb_reached_get(char *buf, const struct kernel_param *kp)
 {
 \tint len = 0;
 
-\tfor (size_t i = 0; i < ARRAY_SIZE(bb_reach_names); i++)
-\t\tif (READ_ONCE(bb_reached[i]))
-\t\t\tlen += scnprintf(buf + len, PAGE_SIZE - len, "%%s%%s", len ? " " : "",
-\t\t\t\t\t bb_reach_names[i]);
+\tfor (size_t i = 0; i < ARRAY_SIZE(bb_reached); i += 4) {
+\t\tunsigned int digit = 0;
+
+\t\tfor (size_t j = 0; j < 4 && i + j < ARRAY_SIZE(bb_reached); j++)
+\t\t\tif (READ_ONCE(bb_reached[i + j]))
+\t\t\t\tdigit |= 1u << j;
+\t\tlen += scnprintf(buf + len, PAGE_SIZE - len, "%%x", digit);
+\t}
 \treturn len + scnprintf(buf + len, PAGE_SIZE - len, "\\n");
 }
 
@@ -100,9 +114,10 @@ def _returns_void(header, name):
     return re.search(r"\bvoid\b", before) is not None and "*" not in before
 
 
-def _copy(m, header_start, end, name, n):
+def _copy(text, m, header_start, end, name, n):
     """The mutated function m as a static copy named name__bbmN."""
-    body = m["text"][header_start:end + m["delta"]]
+    start, stop, repl = m["span"]
+    body = text[header_start:start] + repl + text[stop:end]
     body = re.sub(r"\b%s(\s*\()" % re.escape(name), r"%s__bbm%d\1" % (name, n), body, count=1)
     if not body.startswith("static"):
         body = "static " + body
@@ -120,29 +135,29 @@ def _dispatch(header, name, nums, index):
     return "\n".join(out) + "\n"
 
 
-def build(texts, mutants, find_function):
-    """{file: schemata text}, [(number, mutant)], {number: (file, first, last line)}."""
+def build(texts, mutants, find_function, mutant_text=None):
+    """{file: schemata text}, [(number, mutant)], {number: (file, first,
+    last line)}, [(file, function)] in the order of bb_reached's bits."""
     numbered = list(enumerate(mutants, 1))
     by_file = {}
     for n, m in numbered:
         by_file.setdefault(m["file"], {}).setdefault(m["func"], []).append((n, m))
-    out, lines, names = {}, {}, []
-    for f, funcs in by_file.items():
+    out, lines, funcs = {}, {}, []
+    for f in sorted(by_file):
         text = texts[f]
         spans = []
-        for name, ms in funcs.items():
-            hs, bs, end, _ = find_function(text, name, header=True)
+        for name, ms in by_file[f].items():
+            hs, bs, end, _ = find_function(text, name, header=True, line=ms[0][1].get("fline"))
             spans.append((hs, bs, end, name, ms))
         pieces, pos = [], 0
         for hs, bs, end, name, ms in sorted(spans, key=lambda x: x[0]):
             pieces.append(text[pos:hs])
             for n, m in ms:
-                pieces.append((n, _copy(m, hs, end, name, n)))
-            header = text[hs:bs]
-            names.append(name)
-            pieces.append(text[hs:bs + 1] + "\n" + _dispatch(header, name, [n for n, _ in ms],
-                                                             len(names) - 1))
-            pos = bs + 2		# past "{\n"
+                pieces.append((n, _copy(text, m, hs, end, name, n)))
+            funcs.append((f, name))
+            pieces.append(text[hs:bs + 1] + "\n" + _dispatch(text[hs:bs], name,
+                                                             [n for n, _ in ms], len(funcs) - 1))
+            pos = bs + 2 if text[bs + 1:bs + 2] == "\n" else bs + 1
         pieces.append(text[pos:])
         new, line = PRELUDE, PRELUDE.count("\n") + 1
         for p in pieces:
@@ -153,9 +168,9 @@ def build(texts, mutants, find_function):
             line += p.count("\n")
         out[f] = new
     scsi = "drivers/scsi/scsi.c"
-    out[scsi] = out.get(scsi, texts.get(scsi, "")) + DEF % (
-        ", ".join('"%s"' % n for n in names), max(len(names), 1))
-    return out, numbered, lines
+    n = max(len(funcs), 1)
+    out[scsi] = out.get(scsi, texts.get(scsi, "")) + DEF % (n, (n + 3) // 4, n)
+    return out, numbered, lines, funcs
 
 
 def patch(texts, new_texts):
@@ -165,3 +180,52 @@ def patch(texts, new_texts):
         out += difflib.unified_diff(texts[f].splitlines(True), new_texts[f].splitlines(True),
                                     "a/" + f, "b/" + f, n=3)
     return "".join(out)
+
+
+def compile_errors(build, new_texts, jobs=2):
+    """{file: [error line, ...]} of the files of new_texts ({file: text})
+    that gcc does not compile as Kbuild compiles them in build (an O= dir
+    where each file's object was built: its .cmd file has the command);
+    {} when all compile.  The errors of every file at once, where the
+    runner's build stops at the first file that fails."""
+    tmp = tempfile.mkdtemp(prefix="schemata-")
+    try:
+        procs = []
+        for f, text in sorted(new_texts.items()):
+            path = os.path.join(tmp, f.replace("/", "__"))
+            with open(path, "w") as out:
+                out.write(text)
+            argv = _kbuild_argv(build, f, path)
+            while len([p for p in procs if p[1].poll() is None]) >= jobs:
+                time.sleep(0.2)
+            procs.append((f, subprocess.Popen(argv, cwd=build, stdout=subprocess.PIPE,
+                                              stderr=subprocess.STDOUT, text=True), path))
+        errors = {}
+        for f, p, path in procs:
+            out = p.communicate()[0]
+            lines = [int(n) for n in re.findall(r"^%s:(\d+):\d+: error" % re.escape(path),
+                                                out, re.M)]
+            if p.returncode and not lines:
+                raise SystemExit("schemata: %s does not compile, and gcc names no line: %s"
+                                 % (f, out[-2000:]))
+            if lines:
+                errors[f] = lines
+        return errors
+    finally:
+        shutil.rmtree(tmp)
+
+
+def _kbuild_argv(build, f, path):
+    """Kbuild's command for f's object (build/DIR/.NAME.o.cmd), compiling
+    path instead, to a scratch object, with f's own directory searched for
+    its quoted includes."""
+    cmdfile = os.path.join(build, os.path.dirname(f), ".%s.o.cmd" % os.path.basename(f)[:-2])
+    cmd = open(cmdfile).readline().split(":=", 1)[1].split(" ; ")[0]
+    argv = [a for a in shlex.split(cmd) if not a.startswith("-Wp,-MMD")]
+    src = argv[-1]
+    if not src.endswith("/" + f):
+        raise SystemExit("schemata: %s: no %s at the end of its command" % (cmdfile, f))
+    argv[-1] = path
+    argv[argv.index("-o") + 1] = path + ".o"
+    return argv[:1] + ["-iquote", os.path.dirname(src),
+                       "-iquote", os.path.join(build, os.path.dirname(f))] + argv[1:]
