@@ -171,13 +171,14 @@ def many_section(mutants, results, triage):
     out = ["kills with more than one failed test: %d (each a cascade or a mutant that breaks"
            " several things, to explain):" % len(many)]
     for m, r in sorted(many, key=lambda x: (x[0]["file"], x[0]["line"], x[0]["id"])):
-        crash = {"panic": "; panicked in %s", "boot-timeout": "; hung in %s"}.get(
-            r.get("verdict"), "%s") % r.get("crashed") if r.get("crashed") else ""
-        names = r.get("failed", [])
+        crashed = r.get("crashed")
+        crash = "; %s in %s, the first test without a result" % (
+            "panicked" if r.get("verdict") == "panic" else "hung", crashed) \
+            if crashed not in (None, "boot") else ""
         out.append("  %s" % where(m))
-        out.append("      %d failed of %d run%s: %s%s" % (
-            failed_count(r), r.get("ran", 0), crash, ", ".join(names[:6]),
-            ", ..." if len(names) > 6 else ""))
+        out.append("      %d failed of %d run%s: %s" % (
+            failed_count(r), r.get("ran", 0) + (1 if crash else 0), crash,
+            ", ".join(r.get("failed", []))))
     return out
 
 
