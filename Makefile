@@ -10,7 +10,7 @@
 #   make bench        the benchmark report (tools/bench.sh)
 #   make mutants      the mutation campaign over every function of the completion
 #                     stack (tools/mutant-functions, checked against the code first;
-#                     2 mutants per function; one schemata build, a boot per mutant
+#                     1 sampled mutant per function; one schemata build, a boot per mutant
 #                     with the tests that reach it, four at once; kernel-patches/
 #                     tools/mutants.py, report in $(O)/mutants-report.txt);
 #                     MUTANTS_FILE=sd.c runs one file's mutants only
