@@ -21,7 +21,8 @@
  * What each test expects to see and how it must surface:
  *   read          no fault: every sector of the disk and every 2K block of
  *                 the CD outside the bad ones reads right, O_DIRECT and
- *                 buffered
+ *                 buffered; the controller's hosts hold these two devices
+ *                 and no other (the scan took no empty target for one)
  *   write         no fault: a pattern written O_DIRECT and buffered reads
  *                 back right (the disk's content is put back after)
  *   medium-error  the read fault: an O_DIRECT read across sector 3000 fails
@@ -259,6 +260,50 @@ static int log_sense(const struct hba_err *e, size_t mark, const char *dev)
 
 /* ---- the tests ---- */
 
+/* How many SCSI devices sit behind the controller's hosts; -1: cannot tell. */
+static int devices_behind(const struct hba *c)
+{
+	DIR *dir = opendir("/sys/bus/scsi/devices");
+	struct dirent *de;
+	int n = 0;
+
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir)) != NULL) {
+		char path[PATH_MAX], val[64];
+		int h, ch, t, l, end = 0;
+
+		if (sscanf(de->d_name, "%d:%d:%d:%d%n", &h, &ch, &t, &l, &end) != 4 ||
+		    de->d_name[end])
+			continue;	/* a host or a target, not a device */
+		snprintf(path, sizeof(path), "/sys/class/scsi_host/host%d/proc_name", h);
+		if (!small_read(path, val, sizeof(val)) && !strcmp(val, c->host))
+			n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * The scan found the disk and the CD and nothing else: an empty target's
+ * answer (pvscsi's SELTIMEO, virtio-scsi's BAD_TARGET) taken for a good
+ * one makes a device of it.  Counted until two counts 0.2 s apart agree.
+ */
+static int only_two(const struct hba *c)
+{
+	int n = devices_behind(c), last = -2;
+
+	for (int i = 0; i < 25 && n != last; i++) {
+		usleep(200 * 1000);
+		last = n;
+		n = devices_behind(c);
+	}
+	if (n == 2)
+		return 0;
+	return fail("%d SCSI devices behind the %s hosts, want 2 (the disk and the CD)%s", n,
+		    c->host, n > 2 ? ": the scan took an empty target for a device" : "");
+}
+
 int hba_read(const struct hba *c)
 {
 	char disk[NAME_MAX + 1], cd[NAME_MAX + 1];
@@ -283,7 +328,7 @@ int hba_read(const struct hba *c)
 	    read_span(cfd, 0, cbad & ~(uint64_t)(CHUNK - 1), "O_DIRECT read of the CD") ||
 	    read_span(cfd, (cbad | (CHUNK - 1)) + 1, CD_SECTORS * SECTOR, "O_DIRECT read of the CD"))
 		goto out;
-	ret = 0;
+	ret = only_two(c);
 out:
 	if (dfd >= 0)
 		close(dfd);
