@@ -17,6 +17,7 @@
  */
 #include "controllers.h"
 #include "run.h"
+#include "kplan.h"
 #include "apply.h"
 #include "stage.h"
 #include "buf.h"
@@ -201,16 +202,61 @@ int controllers_choose(const struct scenario *sc, char *const *files, int nfiles
 	return 0;
 }
 
-/* The chosen boots' fragments, each once, into r->configs. */
-static void keep_configs(struct run *r)
+/* One fragment's "CONFIG_X=y" lines, asked of kplan for controller ctl. */
+static int ask_fragment(struct run *r, const char *name, const char *ctl)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT, why = BUF_INIT;
+	char *line, *save = NULL;
+	int ret = -1;
+
+	buf_addf(&path, "%s/configs/%s.config", r->patches_dir, name);
+	if (buf_read_file(&text, path.ptr)) {
+		stage_blame(r, FAULT_OURS, "cannot read config fragment '%s': %s", path.ptr,
+			    strerror(errno));
+		goto out;
+	}
+	buf_addf(&why, "controller %s", ctl);
+	for (line = strtok_r(text.ptr, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t len = strlen(line);
+
+		if (!*line || *line == '#')
+			continue;
+		if (len < 3 || strcmp(line + len - 2, "=y") ||
+		    (line[len - 2] = '\0', kplan_request(r, line, why.ptr))) {
+			stage_blame(r, FAULT_OURS, "config fragment '%s': '%s' is not CONFIG_NAME=y",
+				    path.ptr, line);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	buf_release(&path);
+	buf_release(&text);
+	buf_release(&why);
+	return ret;
+}
+
+/*
+ * The chosen boots' drivers grow the job's config as a patch's files do
+ * (kplan.h): each fragment's options are asked for, so a controller's job
+ * builds on the standard seed's objects, its baseline gets the same
+ * drivers, and no seed is kept per set of controllers.  r->configs names
+ * the fragments, each once.
+ */
+static int keep_configs(struct run *r)
 {
 	for (int i = 0; i < r->scenario->nboots; i++) {
 		const char *c = r->scenario->boots[i].config;
-		if (c && !has(r->configs, r->nconfigs, c, strlen(c))) {
-			r->configs = xrealloc(r->configs, (r->nconfigs + 1) * sizeof(*r->configs));
-			r->configs[r->nconfigs++] = xstrdup(c);
-		}
+
+		if (!c || has(r->configs, r->nconfigs, c, strlen(c)))
+			continue;
+		r->configs = xrealloc(r->configs, (r->nconfigs + 1) * sizeof(*r->configs));
+		r->configs[r->nconfigs++] = xstrdup(c);
+		if (ask_fragment(r, c, r->scenario->boots[i].controller ?
+				 r->scenario->boots[i].controller : r->scenario->boots[i].name))
+			return -1;
 	}
+	return 0;
 }
 
 int controllers_select(struct run *r)
@@ -236,7 +282,8 @@ int controllers_select(struct run *r)
 		goto out;
 	}
 	scenario_keep(r->scenario, keep);
-	keep_configs(r);
+	if (keep_configs(r))
+		goto out;
 	free(r->controllers_note);
 	r->controllers_note = buf_detach(&why, NULL);
 	log_info("job %lld: %s", (long long)r->job->id, r->controllers_note);

@@ -7,8 +7,9 @@
  * "selects" paths picks that controller, any other file (the SCSI core, sd,
  * sr, the block layer...) the default set.  [runner] controllers, when set,
  * overrides the patch: a list of names, or "default", "all", "none".  The
- * chosen boots' config fragments are merged into the kernel's configuration
- * (kconfig.c) and so are part of the seed's key (run.c).
+ * chosen boots' config fragments grow the job's config as a patch's files
+ * do (kplan.h): built on the standard seed, the baseline with the same
+ * drivers, no seed of their own.
  */
 #ifndef BB_CONTROLLERS_H
 #define BB_CONTROLLERS_H

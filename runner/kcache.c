@@ -26,7 +26,7 @@ bool kcache_on(const struct run *r, const struct variant *v)
 	       !r->job->with_baseline;
 }
 
-/* <cache>/kernels/<sha256 of the seed key and each patch's name and bytes> */
+/* <cache>/kernels/<sha256 of the seed key, each patch and controller fragment> */
 static void kcache_dir(const struct run *r, struct buf *dir)
 {
 	struct sha256 ctx;
@@ -37,6 +37,14 @@ static void kcache_dir(const struct run *r, struct buf *dir)
 	sha256_update(&ctx, r->seed_key, strlen(r->seed_key) + 1);
 	for (int i = 0; i < r->npatches; i++) {
 		hash_file(&ctx, r->patches[i].name, r->patches[i].path);
+	}
+	/* the controllers' drivers: [runner] controllers may choose others for the same patches */
+	for (int i = 0; i < r->nconfigs; i++) {
+		struct buf path = BUF_INIT;
+
+		buf_addf(&path, "%s/configs/%s.config", r->patches_dir, r->configs[i]);
+		hash_file(&ctx, r->configs[i], path.ptr);
+		buf_release(&path);
 	}
 	sha256_final(&ctx, d);
 	hex_encode(hex, d, SHA256_LEN);

@@ -147,15 +147,13 @@ static int stage_fragments(struct run *r, struct variant *v, struct buf *all, st
 	const char *variant = cfg_str("runner.config_variant");
 	const char *fixed[] = { "base", strcmp(variant, "base") ? variant : NULL,
 				v->coverage ? "gcov" : NULL };
-	/* configs/'s, the controllers' drivers (controllers.c), then the job's own */
-	int nwant = 3 + r->nconfigs + 1;
+	/* configs/'s, then the job's own: its files' and its controllers' options (kplan.h) */
+	int nwant = 3 + 1;
 	const char **want = xcalloc(nwant, sizeof(*want));
 	struct buf src = BUF_INIT, dst = BUF_INIT, text = BUF_INIT;
 	int ret = -1;
 
 	memcpy(want, fixed, sizeof(fixed));
-	for (int i = 0; i < r->nconfigs; i++)
-		want[3 + i] = (const char *)r->configs[i];
 	want[nwant - 1] = *kplan_fragment(r, v) ? "grow" : NULL;
 	for (int i = 0; i < nwant; i++) {
 		if (!want[i])
@@ -253,7 +251,7 @@ static int configure(struct run *r, struct variant *v, struct buf *frags, struct
 	const char *tiny[] = { "make", "O=out", "ARCH=x86_64", "tinyconfig", NULL };
 	const char *olddef[] = { "make", "O=out", "ARCH=x86_64", "olddefconfig", NULL };
 	/* merge_config.sh makes its temporary files in the current directory */
-	const char **merge = xcalloc(7 + 4 + r->nconfigs, sizeof(*merge));
+	const char **merge = xcalloc(7 + 4, sizeof(*merge));
 	const char *head[] = { "bash", "../scripts/kconfig/merge_config.sh", "-m", "-O", ".",
 			       ".config" };
 

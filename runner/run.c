@@ -113,11 +113,6 @@ static void make_keys(struct run *r)
 	hash_patches_file(&ctx, r, "configs/base.config");
 	buf_addf(&name, "configs/%s.config", variant);
 	hash_patches_file(&ctx, r, name.ptr);
-	for (int i = 0; i < r->nconfigs; i++) {	/* the controllers' drivers */
-		buf_reset(&name);
-		buf_addf(&name, "configs/%s.config", r->configs[i]);
-		hash_patches_file(&ctx, r, name.ptr);
-	}
 	for (int i = 0; i < r->nharness; i++)
 		hash_file(&ctx, r->harness[i].name, r->harness[i].path);
 	r->seed_key = hex_of(&ctx);
@@ -624,7 +619,7 @@ static void run_variants(struct run *r, struct variant *patched, struct variant 
 	if (do_apply(r, patched) || patched->verdict || stage_interrupted(r))
 		return;
 	/* the options the patch's files need; or "untested", before any build */
-	if (r->npatches && (kplan_make(r, patched) || patched->verdict))
+	if ((r->npatches || r->plan) && (kplan_make(r, patched) || patched->verdict))
 		return;
 	keys_grown(r);
 	if (need_base) {

@@ -21,7 +21,7 @@
 # driver (t3020 and t3500 run them), and three runs of the whole suite
 # would cost this shared machine half an hour more for nothing this test
 # asserts.  Everything else (the harness, the configs, the suite) is the
-# same bytes, so the seeds are the ones any job picking CONTROLLER uses.
+# same bytes, so the seed is the standard one every job builds on.
 
 hba_revert_prepare() {
 	HR_KP=$TMP/kp
