@@ -143,6 +143,9 @@ static const struct test tests[] = {
 	{ "lying-device-double-done", t_lying_double_done, ANY },
 	{ "lying-device-sgio-at-head", t_lying_sgio_at_head, ANY },	/* sets the disk's queue depth back */
 	{ "lying-device-sgio-tag-wait", t_lying_sgio_tag_wait, ANY },	/* sets nr_requests back */
+	{ "lying-device-answers-sense", t_lying_answers_sense, ANY },	/* writes, then resets the media */
+	{ "lying-device-answers-status", t_lying_answers_status, ANY },
+	{ "lying-device-answers-cd", t_lying_answers_cd, ANY },
 	{ "sd-timeout-eh", t_sd_timeout_eh, ANY },
 	{ "sd-stress", t_sd_stress, ANY },
 	{ "kernel-log-clean", t_kernel_log_clean, LAST },

@@ -52,6 +52,8 @@
  *                 or completed twice
  *   t_lying_sgio_order.c  SG_IO in a busy queue: SG_FLAG_Q_AT_HEAD's order,
  *                 waiting for a tag
+ *   t_answers.c   lying-device-answers-*: one test body over a table of the
+ *                 answer classes (ANSWERS.md); t_answers_io.c is the body
  *   t_guest.c     guest-no-network (QEMU gave the guest no NIC)
  *   bbgcov.c      after the suite, the kernel's gcov data (drivers/scsi, and
  *                 what the runner profiled for a patch)
@@ -386,6 +388,9 @@ int t_lying_timeouts(void);
 int t_lying_double_done(void);
 int t_lying_sgio_at_head(void);
 int t_lying_sgio_tag_wait(void);
+int t_lying_answers_sense(void);
+int t_lying_answers_status(void);
+int t_lying_answers_cd(void);
 int t_guest_no_network(void);
 
 /* t_hba_ctl.c: the hba-* tests, per controller (hba.h) */
