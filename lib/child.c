@@ -2,7 +2,9 @@
  * child: fork/exec with a process group, a timeout and output capture.
  *
  * The parent polls the capture pipe with a 200 ms tick so it can enforce the
- * deadline and the cancel flag without signals or threads.
+ * deadline and the cancel flag without signals or threads.  child_run_all
+ * runs several children at once the same way (the runner's shards of the
+ * guest suite: one poll over all their pipes, each with its own clocks).
  */
 #include "child.h"
 #include "xalloc.h"
@@ -279,19 +281,38 @@ static int spawn(struct child *ch, struct stream *s, int *cap_w, int *log_w)
 	return 0;
 }
 
-/* Wait up to 200 ms (50 ms once both pipes are closed) and read what came. */
-static void pump(struct child *ch, struct stream *s)
+/* One child of a child_run_all: its pipes, its clocks, its end. */
+struct running {
+	struct child *ch;
+	struct stream s[2];
+	int cap_w, log_w;
+	double start, last_tick, term_sent;	/* term_sent 0: no SIGTERM yet */
+	bool done;
+	int ret;
+};
+
+/*
+ * Wait up to 200 ms (50 ms once every pipe is closed) and read what came
+ * from any of the children.
+ */
+static void pump(struct running *rs, int n)
 {
-	struct pollfd p[2];
+	struct pollfd *p = xcalloc(2 * n, sizeof(*p));
 	size_t got = 0;
+	bool open_fd = false;
 	int np;
 
-	for (int i = 0; i < 2; i++)
-		p[i] = (struct pollfd){ .fd = s[i].fd, .events = POLLIN };
-	np = poll(p, 2, s[0].fd < 0 && s[1].fd < 0 ? 50 : 200);
-	for (int i = 0; np > 0 && i < 2; i++)
-		if (p[i].revents)
-			got += drain(ch, &s[i]);
+	for (int k = 0; k < n; k++)
+		for (int i = 0; i < 2; i++) {
+			p[2 * k + i] = (struct pollfd){ .fd = rs[k].s[i].fd, .events = POLLIN };
+			open_fd |= rs[k].s[i].fd >= 0;
+		}
+	np = poll(p, 2 * n, open_fd ? 200 : 50);
+	for (int k = 0; np > 0 && k < n; k++)
+		for (int i = 0; i < 2; i++)
+			if (p[2 * k + i].revents)
+				got += drain(rs[k].ch, &rs[k].s[i]);
+	free(p);
 	/*
 	 * QEMU writes a guest's console a byte per write(): waking for
 	 * each would cost us more CPU than the guest.  Let it gather.
@@ -300,43 +321,25 @@ static void pump(struct child *ch, struct stream *s)
 		usleep(20 * 1000);
 }
 
-/* The clocks of one run: its start, the last tick, when SIGTERM went (0: not yet). */
-struct watch {
-	double start, last_tick, term_sent;
-};
-
 /* Tick about once a second; on timeout or cancel SIGTERM, 5 s later SIGKILL. */
-static void watch_child(struct child *ch, struct watch *w)
+static void watch_child(struct running *c)
 {
+	struct child *ch = c->ch;
 	double now = now_seconds();
 
-	if (ch->tick && now - w->last_tick >= 1.0) {
+	if (ch->tick && now - c->last_tick >= 1.0) {
 		ch->tick(ch->tick_arg);
-		w->last_tick = now;
+		c->last_tick = now;
 	}
-	if (!w->term_sent && ch->timeout && now - w->start > ch->timeout)
+	if (!c->term_sent && ch->timeout && now - c->start > ch->timeout)
 		ch->timed_out = true;
-	if (!w->term_sent && ch->cancel && *ch->cancel)
+	if (!c->term_sent && ch->cancel && *ch->cancel)
 		ch->cancelled = true;
-	if (!w->term_sent && (ch->timed_out || ch->cancelled)) {
+	if (!c->term_sent && (ch->timed_out || ch->cancelled)) {
 		kill_group(ch->pid, SIGTERM);
-		w->term_sent = now;
-	} else if (w->term_sent && now - w->term_sent > 5) {
+		c->term_sent = now;
+	} else if (c->term_sent && now - c->term_sent > 5) {
 		kill_group(ch->pid, SIGKILL);
-	}
-}
-
-/* Until the child exits: its output read, its clocks watched.  Its wait status. */
-static int wait_child(struct child *ch, struct stream *s, double start)
-{
-	struct watch w = { start, start, 0 };
-	int status = 0;
-
-	for (;;) {
-		pump(ch, s);
-		if (waitpid(ch->pid, &status, WNOHANG) == ch->pid)
-			return status;
-		watch_child(ch, &w);
 	}
 }
 
@@ -366,28 +369,68 @@ static int finish(struct child *ch, struct stream *s, int status, double start)
 	return 0;
 }
 
+static void start_one(struct running *c, struct child *x)
+{
+	memset(c, 0, sizeof(*c));
+	c->ch = x;
+	c->s[0] = c->s[1] = (struct stream){ .fd = -1, .log_fd = -1 };
+	c->cap_w = c->log_w = -1;
+	c->start = c->last_tick = now_seconds();
+	c->ret = -1;
+	x->timed_out = x->cancelled = false;
+	x->exit_code = -1;
+	x->log_errno = 0;
+	x->log_total = x->log_cut = 0;
+	if (setup_streams(x, c->s, &c->cap_w, &c->log_w) || spawn(x, c->s, &c->cap_w, &c->log_w))
+		c->done = true;
+}
+
+static void release_one(struct running *c)
+{
+	close_streams(c->s, 2);
+	if (c->s[1].log_fd >= 0)
+		close(c->s[1].log_fd);
+	ring_release(&c->s[0].tail);
+	ring_release(&c->s[1].tail);
+	if (c->cap_w >= 0)
+		close(c->cap_w);
+	if (c->log_w >= 0)
+		close(c->log_w);
+}
+
+int child_run_all(struct child *const *chs, int n)
+{
+	struct running *rs = xcalloc(n > 0 ? n : 1, sizeof(*rs));
+	int left = 0, ret = 0, status;
+
+	for (int k = 0; k < n; k++) {
+		start_one(&rs[k], chs[k]);
+		left += !rs[k].done;
+	}
+	/* Until every child exits: their output read, their clocks watched. */
+	while (left > 0) {
+		pump(rs, n);
+		for (int k = 0; k < n; k++) {
+			if (rs[k].done)
+				continue;
+			if (waitpid(rs[k].ch->pid, &status, WNOHANG) == rs[k].ch->pid) {
+				rs[k].ret = finish(rs[k].ch, rs[k].s, status, rs[k].start);
+				rs[k].done = true;
+				left--;
+			} else {
+				watch_child(&rs[k]);
+			}
+		}
+	}
+	for (int k = 0; k < n; k++) {
+		ret |= rs[k].ret;
+		release_one(&rs[k]);
+	}
+	free(rs);
+	return ret ? -1 : 0;
+}
+
 int child_run(struct child *ch)
 {
-	struct stream streams[2] = { { .fd = -1, .log_fd = -1 }, { .fd = -1, .log_fd = -1 } };
-	int cap_w = -1, log_w = -1, ret = -1;
-	double start = now_seconds();
-
-	ch->timed_out = ch->cancelled = false;
-	ch->exit_code = -1;
-	ch->log_errno = 0;
-	ch->log_total = ch->log_cut = 0;
-	if (setup_streams(ch, streams, &cap_w, &log_w) || spawn(ch, streams, &cap_w, &log_w))
-		goto out;
-	ret = finish(ch, streams, wait_child(ch, streams, start), start);
-out:
-	close_streams(streams, 2);
-	if (streams[1].log_fd >= 0)
-		close(streams[1].log_fd);
-	ring_release(&streams[0].tail);
-	ring_release(&streams[1].tail);
-	if (cap_w >= 0)
-		close(cap_w);
-	if (log_w >= 0)
-		close(log_w);
-	return ret;
+	return child_run_all(&ch, 1);
 }

@@ -73,6 +73,13 @@ struct child {
  * cancelled (error logged; timed_out/cancelled say which).
  */
 int child_run(struct child *ch);
+/*
+ * Run n children at once, each as child_run would (its own timeout,
+ * cancel, log and tick); return when every one has ended.  0 when each ran
+ * and exited by itself, -1 when any could not start, timed out or was
+ * cancelled (each child's fields say which).
+ */
+int child_run_all(struct child *const *chs, int n);
 
 /* "make -j2 bzImage" for logs; arguments with blanks are quoted. */
 void child_describe(const struct child *ch, struct buf *out);

@@ -267,6 +267,55 @@ static void test_exit_code_of_signal(void **state)
 	assert_int_equal(ch.exit_code, 128 + 9);
 }
 
+/*
+ * child_run_all: the children run at the same time.  Each waits for the
+ * other's file before it exits, so run one after the other they would both
+ * time out; each keeps its own output, exit status and clocks.
+ */
+static void test_run_all_at_once(void **state)
+{
+	char dir[] = "/tmp/bb-child-all-XXXXXX", script[2][512];
+	struct child a = CHILD_INIT, b = CHILD_INIT, c = CHILD_INIT;
+	struct buf out[3] = { BUF_INIT, BUF_INIT, BUF_INIT };
+	struct child *all[] = { &a, &b, &c };
+	const char *argv[3][4];
+	const char *sleeper[] = { "sleep", "30", NULL };
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	for (int i = 0; i < 2; i++) {
+		snprintf(script[i], sizeof(script[i]), "touch %s/%c; while [ ! -e %s/%c ]; do"
+			 " sleep 0.05; done; echo child %c; exit %d", dir, 'a' + i, dir, 'b' - i,
+			 'a' + i, 3 + i);
+		argv[i][0] = "sh";
+		argv[i][1] = "-c";
+		argv[i][2] = script[i];
+		argv[i][3] = NULL;
+		all[i]->argv = argv[i];
+		all[i]->timeout = 20;
+		all[i]->capture = &out[i];
+	}
+	c.argv = sleeper;	/* a third that overstays: only it is killed */
+	c.timeout = 1;
+	c.capture = &out[2];
+	assert_int_equal(child_run_all(all, 3), -1);
+	assert_false(a.timed_out);
+	assert_false(b.timed_out);
+	assert_int_equal(a.exit_code, 3);
+	assert_int_equal(b.exit_code, 4);
+	assert_string_equal(out[0].ptr, "child a\n");
+	assert_string_equal(out[1].ptr, "child b\n");
+	assert_true(c.timed_out);
+	assert_int_equal(child_run_all(all, 2), 0);	/* the files are there: both exit */
+	for (int i = 0; i < 3; i++)
+		buf_release(&out[i]);
+	for (int i = 0; i < 2; i++) {
+		snprintf(script[i], sizeof(script[i]), "%s/%c", dir, 'a' + i);
+		unlink(script[i]);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_timeout_kills),
 		cmocka_unit_test(test_tick_and_cancel),
 		cmocka_unit_test(test_exit_code_of_signal),
+		cmocka_unit_test(test_run_all_at_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
