@@ -136,7 +136,8 @@ const struct config_key config_keys[] = {
 	  "job logs, one directory per run (empty: beside the job's trees in cache_dir/jobs);"
 	  " a volume of their own keeps bulky trees from filling it" },
 	{ "runner", "parallel", CONF_INT, "1", NULL, 0,
-	  "jobs built (and, locally, booted) at once by one runner; make -j is divided among them" },
+	  "jobs built (and, locally, booted) at once by one runner; the builds running share the"
+	  " CPUs, and one alone gets them all" },
 	{ "runner", "backend", CONF_ENUM, "local", "local|lava", 0,
 	  "where kernels boot: local QEMU, or a LAVA lab ([lava]); builds stay on this host" },
 	{ "runner", "accel", CONF_ENUM, "auto", "auto|kvm|tcg", 0,

@@ -16,6 +16,7 @@
  * content hash into <cache>/suite/<hash>/ with `make -C suite O=...`.
  */
 #include "build.h"
+#include "jobserver.h"
 #include "run.h"
 #include "stage.h"
 #include "paths.h"
@@ -158,27 +159,84 @@ bool banner_is_built(const char *console, const char *uts_version, struct buf *b
 	return false;
 }
 
+/*
+ * make's parallelism: a jobserver of its own that follows the other builds
+ * on this cache (jobserver.c), said as the build log's first line; else
+ * (no lock dir) -j of every CPU.  argv[1] is "-jN" only then: a -j on
+ * make's command line would make it ignore the jobserver.
+ */
+static void make_jobs(struct run *r, struct variant *v, struct jobserver *js, const char **argv,
+		      struct buf *jobs, struct buf *makeflags, const char *log_path)
+{
+	struct buf line = BUF_INIT;
+
+	if (!jobserver_open(r, js)) {
+		buf_addstr(makeflags, "MAKEFLAGS=");
+		jobserver_makeflags(js, makeflags);
+		argv[1] = "--no-print-directory";	/* a harmless filler: no -j of its own */
+		buf_addf(&line, "bugbridge: make runs up to %d jobs at a time: this build's share"
+			 " of %ld CPUs (%d build%s on this cache), following the builds that"
+			 " start and end (a jobserver of its own)\n", js->share, js->ncpu, js->builds,
+			 js->builds > 1 ? "s" : "");
+		buf_addf(jobs, "%d of %ld CPUs, jobserver", js->share, js->ncpu);
+	} else {
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+		buf_addf(jobs, "-j%ld", ncpu > 0 ? ncpu : 1);
+		argv[1] = jobs->ptr;
+		buf_addf(&line, "bugbridge: make %s: every CPU (no count of the other builds)\n",
+			 jobs->ptr);
+	}
+	joblog_write(r, log_path, true, line.ptr, line.len);
+	log_info("runner: %s: %.*s", v->name, (int)line.len - 1, line.ptr);
+	buf_release(&line);
+}
+
+/* make ended (rc: child_run's): whose fault if it did not build. */
+static enum fault make_ended(struct run *r, struct variant *v, const struct child *ch, int rc,
+			     const char *log_path, struct buf *why)
+{
+	if (joblog_child(r, ch))
+		return FAULT_INFRA;
+	/* a flood is the tree's verdict, whatever make said */
+	if (stage_flooded(ch, "the build", why))
+		return FAULT_PATCH;
+	if (rc) {
+		if (ch->timed_out && v->npatches) {
+			buf_addf(why, "the build took longer than %d s", ch->timeout);
+			return FAULT_PATCH;
+		} else if (ch->timed_out) {
+			/* the base builds: a slow machine, not a broken tree */
+			buf_addf(&r->infra, "the build of the unpatched base took longer than %d s",
+				 ch->timeout);
+		} else if (!ch->cancelled) {
+			buf_addstr(&r->infra, "could not run make");
+		}
+		return FAULT_INFRA;
+	}
+	if (ch->exit_code)
+		return make_failed(r, log_path, why);
+	return FAULT_NONE;
+}
+
 enum fault build_kernel(struct run *r, struct variant *v, struct buf *why)
 {
 	struct buf log_path = BUF_INIT, jobs = BUF_INIT, cc_dir = BUF_INIT, env_cc = BUF_INIT;
+	struct buf makeflags = BUF_INIT;
 	struct sandbox sb = { .tree = v->tree, .out = v->out, .flags = SB_DROP };
 	struct sandbox_cmd cmd = { 0 };
 	struct child ch = CHILD_INIT;
 	struct build_progress progress;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct jobserver js = JOBSERVER_INIT;
 	const char *argv[] = { "make", NULL, "O=out", "ARCH=x86_64", "CC=ccache gcc",
 			       "KBUILD_BUILD_TIMESTAMP=bugbridge", "KBUILD_BUILD_USER=bugbridge",
 			       "KBUILD_BUILD_HOST=runner", INCBIN_UNCACHED, "bzImage", NULL };
 	const char *env[] = { NULL, "CCACHE_NOHASHDIR=1", "CCACHE_COMPILERCHECK=content",
-			      "CCACHE_TEMPDIR=/tmp", "CCACHE_DEPEND=1", NULL, NULL };
+			      "CCACHE_TEMPDIR=/tmp", "CCACHE_DEPEND=1", NULL, NULL, NULL };
 	enum fault ret = FAULT_INFRA;
-	int rc;
+	int rc, nenv = 5;
 
 	buf_addf(&log_path, "%s/%s-build.log", v->logs, v->name);
-	/* [runner] parallel jobs share the CPUs (claim.c) */
-	ncpu /= cfg_int("runner.parallel") > 1 ? cfg_int("runner.parallel") : 1;
-	buf_addf(&jobs, "-j%ld", ncpu > 0 ? ncpu : 1);
-	argv[1] = jobs.ptr;
 	/*
 	 * Only builds of trusted trees (the base and harness: seeds, baselines)
 	 * fill the ccache; a patched build reads it and cannot plant objects.
@@ -190,7 +248,10 @@ enum fault build_kernel(struct run *r, struct variant *v, struct buf *why)
 	}
 	sb.ccache = cc_dir.ptr;
 	if (!sb.ccache_rw)
-		env[5] = "CCACHE_READONLY=1";
+		env[nenv++] = "CCACHE_READONLY=1";
+	make_jobs(r, v, &js, argv, &jobs, &makeflags, log_path.ptr);
+	if (makeflags.len)
+		env[nenv++] = makeflags.ptr;
 	sb.cpu = cfg_int("runner.build_timeout");
 	sandbox_wrap(&sb, argv, &cmd);
 	buf_addf(&env_cc, "CCACHE_DIR=%s", cmd.ccache_dir);
@@ -202,40 +263,25 @@ enum fault build_kernel(struct run *r, struct variant *v, struct buf *why)
 	ch.log_path = log_path.ptr;
 	ch.timeout = cfg_int("runner.build_timeout");
 	progress_start(r, &progress, v, log_path.ptr);
+	r->jobserver = js.rd >= 0 ? &js : NULL;
 	rc = stage_child(r, &ch);
+	r->jobserver = NULL;
+	jobserver_close(&js);
 	progress_stop(r, &progress);
 	v->build_objects = progress.done;
-	if (joblog_child(r, &ch))
-		goto out;
-	/* a flood is the tree's verdict, whatever make said */
-	if (stage_flooded(&ch, "the build", why) && (ret = FAULT_PATCH))
-		goto out;
-	if (rc) {
-		if (ch.timed_out && v->npatches) {
-			buf_addf(why, "the build took longer than %d s", ch.timeout);
-			ret = FAULT_PATCH;
-		} else if (ch.timed_out) {
-			/* the base builds: a slow machine, not a broken tree */
-			buf_addf(&r->infra, "the build of the unpatched base took longer than %d s",
-				 ch.timeout);
-		} else if (!ch.cancelled) {
-			buf_addstr(&r->infra, "could not run make");
-		}
-		goto out;
+	ret = make_ended(r, v, &ch, rc, log_path.ptr, why);
+	if (ret == FAULT_NONE) {
+		log_info("runner: %s: built in %.1f s (%s)", v->name, ch.seconds, jobs.ptr);
+		v->build_seconds = ch.seconds;
 	}
-	if (ch.exit_code) {
-		ret = make_failed(r, log_path.ptr, why);
-		goto out;
-	}
-	log_info("runner: %s: built in %.1f s (make %s)", v->name, ch.seconds, jobs.ptr);
-	v->build_seconds = ch.seconds;
-	ret = FAULT_NONE;
 out:
+	jobserver_close(&js);
 	sandbox_cmd_release(&cmd);
 	buf_release(&log_path);
 	buf_release(&jobs);
 	buf_release(&cc_dir);
 	buf_release(&env_cc);
+	buf_release(&makeflags);
 	return ret;
 }
 

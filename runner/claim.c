@@ -12,8 +12,9 @@
  * job each, so up to N at once).  Claims are exclusive, so they never take
  * the same job; every job has its own directory and its own QEMU, and what
  * they share in the cache is made safe where it is written (the baseline
- * under a lock, seeds and suite builds renamed into place); build.c gives
- * each make -j CPUs/N.  The parent only waits, and passes SIGTERM on.
+ * under a lock, seeds and suite builds renamed into place); each build
+ * gets its share of the CPUs as the builds come and go (jobserver.c).
+ * The parent only waits, and passes SIGTERM on.
  *
  * The exit code is ours, never the verdict's: 0 when the runner did its
  * work (whatever the job's verdict), 1 when it could not (database gone,

@@ -305,12 +305,19 @@ static int boot_variant(struct run *r, struct variant *v)
 /* The patched variant after its apply: out/ from the seed, build, boot, test. */
 static int run_patched(struct run *r, struct variant *v)
 {
-	if (tree_seed(r, v) || kplan_profile(r, v))
-		return v->verdict ? 0 : -1;
-	if (do_build(r, v) || v->verdict || stage_interrupted(r))
+	int lock = -1, ret;
+
+	/* the base alone (--none) without a seed builds it: one build at a time (seed.c) */
+	if (!v->npatches && !tree_has_seed(r, v) && seed_lock(r, v, &lock))
+		return -1;
+	ret = tree_seed(r, v) || kplan_profile(r, v) || do_build(r, v);
+	seed_unlock(lock);
+	if (ret || v->verdict || stage_interrupted(r))
 		return v->verdict ? 0 : -1;
 	if (kplan_check_built(r, v) || v->verdict)	/* no pass for code not built */
 		return v->verdict ? 0 : -1;
+	if (!v->npatches)
+		v->coverage = false;	/* the base (--none) built like the seed: nothing to measure */
 	if (boot_variant(r, v))
 		return -1;
 	if (kcache_on(r, v))
@@ -568,14 +575,31 @@ static void cleanup(struct run *r, struct variant *v)
 int run_seed(struct run *r, bool coverage)
 {
 	struct variant s;
-	int ret = 0;
+	int ret = 0, lock = -1;
 
 	variant_init(r, &s, "seed", 0);
 	s.coverage = coverage;
-	if (!tree_has_seed(r, &s))
+	/* one build per seed at a time: another runner's may be under way (seed.c) */
+	if (!tree_has_seed(r, &s) && (ret = seed_lock(r, &s, &lock)) == 0 && !tree_has_seed(r, &s))
 		ret = build_base(r, &s);
+	seed_unlock(lock);
 	cleanup(r, &s);
 	variant_release(&s);
+	return ret;
+}
+
+/* The baseline built, and kept as the seed when there is none yet (one build at a time). */
+static int build_baseline(struct run *r, struct variant *base)
+{
+	int ret, lock = -1;
+
+	/* a grown baseline is no seed: the standard one first, then it, from it */
+	if (base->grown)
+		return run_seed(r, base->coverage) || build_base(r, base);
+	if (!tree_has_seed(r, base) && seed_lock(r, base, &lock))
+		return -1;
+	ret = build_base(r, base);
+	seed_unlock(lock);
 	return ret;
 }
 
@@ -629,8 +653,7 @@ static void run_variants(struct run *r, struct variant *patched, struct variant 
 	}
 	if (need_base && !cached) {
 		base->coverage = patched->coverage;	/* the same seed; it measures nothing */
-		/* a grown baseline is no seed: the standard one first */
-		if ((base->grown && run_seed(r, patched->coverage)) || build_base(r, base))
+		if (build_baseline(r, base))
 			return;
 		base->coverage = false;
 	} else if (r->npatches && run_seed(r, patched->coverage)) {
@@ -662,8 +685,13 @@ int run_job(struct db *db, struct job *job, const volatile sig_atomic_t *stop)
 	if (run_setup(&r) || prepare(&r))
 		goto report;
 	variant_init(&r, &patched, "patched", r.npatches);
-	/* reach: gcov for the patched build of a patch (issue 15) */
-	patched.coverage = cfg_bool("runner.coverage") && r.npatches > 0;
+	/*
+	 * reach: gcov for the patched build of a patch (issue 15).  A job of
+	 * the base alone (--none) is built with gcov too, like the seed and
+	 * every baseline, so that it starts from that seed and rebuilds
+	 * nothing; it measures nothing (issue 33).
+	 */
+	patched.coverage = cfg_bool("runner.coverage");
 	run_variants(&r, &patched, &base, &with_base);
 report:
 	if (r.stage_id && (r.cancelled || r.lease_lost || (stop && *stop)))

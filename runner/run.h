@@ -26,6 +26,7 @@ struct logscan_result;
 struct scenario;
 struct build_progress;
 struct kplan;
+struct jobserver;
 
 /* How much of the candidate's change the run executed (coverage.c). */
 struct reach {
@@ -115,6 +116,7 @@ struct run {
 	enum fault fault;		/* whose: FAULT_OURS, else the infrastructure's */
 	bool log_failed;		/* joblog.c said so in infra already */
 	struct build_progress *progress;	/* a build is running: stage_tick reads it */
+	struct jobserver *jobserver;	/* and its share of the CPUs (jobserver.h) */
 };
 
 /* ---- run.c ---- */
@@ -127,9 +129,12 @@ void run_end(struct run *r);
 int run_seed(struct run *r, bool coverage);
 
 /* ---- warm.c ---- */
-/* bugbridge-runner --warm: the seed a job would build first, built now. */
+/*
+ * bugbridge-runner --warm: the seed a job would build first, built now: of
+ * base, or (NULL) of every kept base.
+ */
 int run_warm(struct db *db, const char *base, const volatile sig_atomic_t *stop);
-/* Keep the time and object count of a full build of the base (estimates). */
+/* Keep the time and object count of a full build of the job's base (estimates). */
 void warm_record(struct run *r, double seconds, int objects);
 /* The last ones kept; -1 when none. */
 int warm_last(struct run *r, double *seconds, int *objects);

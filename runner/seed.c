@@ -15,10 +15,20 @@
  * also touches <key>.parts: when several seeds are equally near, the one
  * used last is named, which is the one the operator is most likely to
  * recognise.
+ *
+ * One build of a seed at a time: whoever builds the seed of a key (a job,
+ * --warm) holds the lock <cache>/seed/.lock-<key> and writes in it who it
+ * is.  Another runner that needs the same seed meanwhile waits for the
+ * lock, saying so in its job's progress ("waiting for the seed ... that job
+ * 12 is building, 40 s so far") and in a note on its build stage, instead
+ * of building the same kernel beside it; then it finds the seed there, or
+ * (the other build failed) builds it itself.
  */
 #include "run.h"
 #include "paths.h"
+#include "stage.h"
 #include "tree.h"
+#include "job.h"
 #include "buf.h"
 #include "config.h"
 #include "log.h"
@@ -33,7 +43,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 /* The first 16 hex digits of a file's sha256 (its path not included). */
 static void file_hex(const char *path, struct buf *out)
@@ -223,4 +236,102 @@ void seed_explain(struct run *r, struct buf *why)
 	buf_release(&diff);
 	buf_release(&best);
 	buf_release(&best_key);
+}
+
+static double now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Who holds the lock, as its holder wrote it ("job 12", "bugbridge-runner --warm"). */
+static void holder(int fd, struct buf *out)
+{
+	char text[128];
+	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+
+	buf_reset(out);
+	if (n > 0) {
+		text[n] = '\0';
+		buf_add(out, text, strcspn(text, "\n"));
+	}
+	if (!out->len)
+		buf_addstr(out, "another runner");
+}
+
+int seed_lock(struct run *r, const struct variant *v, int *fd)
+{
+	struct buf path = BUF_INIT, who = BUF_INIT, text = BUF_INIT;
+	const char *key = v->coverage ? r->seed_key_gcov : r->seed_key;
+	double start = now_mono(), said = 0;
+	int ret = -1;
+
+	*fd = -1;
+	buf_addf(&path, "%s/seed", r->cache);
+	if (mkdir_p(path.ptr, 0755))
+		goto out;
+	buf_addf(&path, "/.lock-%s", key);
+	*fd = open(path.ptr, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (*fd < 0) {
+		buf_addf(&r->infra, "cannot open '%s': %s", path.ptr, strerror(errno));
+		goto out;
+	}
+	while (flock(*fd, LOCK_EX | LOCK_NB)) {
+		double waited = now_mono() - start;
+
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			buf_addf(&r->infra, "cannot lock '%s': %s", path.ptr, strerror(errno));
+			goto out;
+		}
+		if (!said || waited - said >= 5) {
+			holder(*fd, &who);
+			buf_reset(&text);
+			buf_addf(&text, "%s: build: waiting for the seed of %s (key %s) that %s is"
+				 " building, %.0f s so far", v->name, r->job->base, key, who.ptr,
+				 waited);
+			if (!said) {
+				log_info("runner: %s", text.ptr);
+				stage_begin(r, (struct variant *)v, "build");
+				stage_note(r, text.ptr + strlen(v->name) + strlen(": build: "));
+			}
+			if (r->job->id) {
+				job_progress(r->job, r->db, "build", text.ptr);
+			} else if (!said) {
+				printf("bugbridge-runner: %s\n", text.ptr);
+				fflush(stdout);
+			}
+			said = waited > 0 ? waited : 0.001;
+		}
+		if (stage_interrupted(r))
+			goto out;
+		usleep(500 * 1000);
+	}
+	if (said)
+		log_info("runner: %s: waited %.0f s for the seed build of %s", v->name,
+			 now_mono() - start, who.ptr);
+	buf_reset(&text);
+	if (r->job->id)
+		buf_addf(&text, "job %lld\n", (long long)r->job->id);
+	else
+		buf_addf(&text, "bugbridge-runner --warm (pid %d)\n", (int)getpid());
+	if (ftruncate(*fd, 0) || pwrite(*fd, text.ptr, text.len, 0) < 0)
+		log_warn("runner: cannot say in '%s' who builds the seed", path.ptr);
+	ret = 0;
+out:
+	if (ret && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	buf_release(&path);
+	buf_release(&who);
+	buf_release(&text);
+	return ret;
+}
+
+void seed_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* the next holder writes its own name */
 }

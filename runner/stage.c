@@ -16,6 +16,7 @@
  * logged.
  */
 #include "stage.h"
+#include "jobserver.h"
 #include "run.h"
 #include "buf.h"
 #include "child.h"
@@ -50,6 +51,8 @@ void stage_tick(void *arg)
 		r->cancel = 1;
 	if (r->progress)
 		progress_tick(r);
+	if (r->jobserver)
+		jobserver_tick(r->jobserver);
 	if (!r->job->id)	/* --warm: no job to renew or cancel */
 		return;
 	if (now - r->last_cancel_check >= 2) {

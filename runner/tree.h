@@ -47,5 +47,13 @@ int seed_parts_save(struct run *r, bool coverage);
 int seed_parts_diff(const char *ours, const char *theirs, struct buf *out);
 /* Why no seed build fits this runner's key (for the log and the job page). */
 void seed_explain(struct run *r, struct buf *why);
+/*
+ * Take the lock of the seed of v's kind, waiting (and saying so in the
+ * job's progress and a note on a "build" stage) while another runner holds
+ * it; *fd is the lock, for seed_unlock.  -1: interrupted, or no lock file
+ * (r->infra says why).
+ */
+int seed_lock(struct run *r, const struct variant *v, int *fd);
+void seed_unlock(int fd);
 
 #endif
