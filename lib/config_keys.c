@@ -193,6 +193,9 @@ const struct config_key config_keys[] = {
 	  "boot a kernel kept from an earlier job with the same base, config, harness and"
 	  " patches instead of building it again (the mutation campaign: one build, a boot"
 	  " per mutant; never with coverage or a baseline)" },
+	{ "runner", "shards", CONF_INT, "0", NULL, 0,
+	  "guests that split the suite of a boot among them, booted at once (0: as many as"
+	  " are fastest here, from the CPUs and what a boot and each test took; 1: one guest)" },
 	{ "runner", "boot_timeout", CONF_INT, "180", NULL, 0,
 	  "seconds of wall clock a guest may run before it is killed" },
 	{ "runner", "max_console", CONF_INT, "16777216", NULL, 0,

@@ -30,6 +30,7 @@
  * turns a job into an infra-error.
  */
 #include "coverage.h"
+#include "gcda.h"
 #include "run.h"
 #include "kplan.h"
 #include "apply.h"
@@ -160,10 +161,16 @@ int coverage_blobs(const char *text, size_t len, char *const *wanted, int nwante
  */
 static bool write_gcda(struct run *r, struct variant *v, const struct gcda_blob *b)
 {
-	struct buf rel = BUF_INIT, line = BUF_INIT, log = BUF_INIT;
+	struct buf rel = BUF_INIT, line = BUF_INIT, log = BUF_INIT, had = BUF_INIT;
 	bool ok;
 
 	buf_addf(&rel, "%s/%s", v->out, b->path);
+	/* another shard's counters of the same boot are there: the two added up (gcda.c) */
+	buf_init(&had, 64 << 20);
+	if (v->gcda_files && !job_read(r, rel.ptr, 64 << 20, &had) && had.len == b->len &&
+	    !gcda_merge(b->data, (const unsigned char *)had.ptr, b->len))
+		v->gcda_added++;
+	buf_release(&had);
 	ok = !job_write(r, rel.ptr, b->data, b->len);
 	if (!ok) {
 		buf_addf(&line, "bugbridge: refused to write the guest's %s to '%s': %s\n",

@@ -298,75 +298,131 @@ static int write_console_log(struct run *r, const struct boot *b, const struct b
 	return ret;
 }
 
-int qemu_boot(struct run *r, struct boot *b, struct buf *console)
-{
-	struct buf append = BUF_INIT, err = BUF_INIT, only = BUF_INIT;
-	struct buf *args = NULL;
-	const char **argv = NULL;
-	struct sandbox_cmd cmd = { 0 };
-	struct child ch = CHILD_INIT;
+/* One guest of a qemu_boot_all: its command line, its child, its console. */
+struct guest {
+	struct boot *b;
+	struct buf append, err;
+	struct buf *args;
+	const char **argv;
+	struct sandbox_cmd cmd;
+	struct child ch;
 	struct console cons;
-	int argc, ret = -1, limit = cfg_int("runner.boot_timeout");
-	const struct scenario_boot *sb = b->sb;
+	int limit;
+};
 
-	console_init(&cons, cfg_int("runner.max_console"));
-	buf_addstr(&append, "console=ttyS0 panic=-1 oops=panic loglevel=7");
+/* The guest's QEMU, ready to run; -1 with r->infra (its images could not be made). */
+static int guest_prepare(struct run *r, struct boot *b, struct guest *g)
+{
+	const struct scenario_boot *sb = b->sb;
+	int argc;
+
+	memset(g, 0, sizeof(*g));
+	g->b = b;
+	g->ch = (struct child)CHILD_INIT;
+	g->limit = cfg_int("runner.boot_timeout");
+	console_init(&g->cons, b->max_console ? b->max_console : (size_t)cfg_int("runner.max_console"));
+	buf_addstr(&g->append, "console=ttyS0 panic=-1 oops=panic loglevel=7");
 	for (int i = 0; i < sb->ncmdline; i++)
-		buf_addf(&append, " %s", sb->cmdline[i]);
+		buf_addf(&g->append, " %s", sb->cmdline[i]);
 	if (b->only)
-		buf_addf(&append, " bbsuite.only=%s", b->only);
+		buf_addf(&g->append, " bbsuite.only=%s", b->only);
 	if (r->job && r->job->boot_args && *r->job->boot_args)	/* 0018_boot_args.sql */
-		buf_addf(&append, " %s", r->job->boot_args);
-	if (scenario_make_images(sb, b->images_dir, &err)) {
-		buf_addf(&r->infra, "cannot make the disk images: %s", err.ptr);
-		goto out;
+		buf_addf(&g->append, " %s", r->job->boot_args);
+	if (scenario_make_images(sb, b->images_dir, &g->err)) {
+		buf_addf(&r->infra, "cannot make the disk images: %s", g->err.ptr);
+		return -1;
 	}
-	base_argv(&append, r->accel, inside(QEMU_KERNEL, b->kernel),
-		  inside(QEMU_INITRD, b->initrd), &argv, &argc);
-	args = xcalloc(sb->nqemu + 1, sizeof(*args));
+	base_argv(&g->append, r->accel, inside(QEMU_KERNEL, b->kernel),
+		  inside(QEMU_INITRD, b->initrd), &g->argv, &argc);
+	g->args = xcalloc(sb->nqemu + 1, sizeof(*g->args));
 	for (int i = 0; i < sb->nqemu; i++) {
-		buf_init(&args[i], 0);
-		scenario_subst(sb, sb->qemu[i], inside(QEMU_IMAGES, b->images_dir), &args[i]);
-		push(&argv, &argc, args[i].ptr);
+		buf_init(&g->args[i], 0);
+		scenario_subst(sb, sb->qemu[i], inside(QEMU_IMAGES, b->images_dir), &g->args[i]);
+		push(&g->argv, &argc, g->args[i].ptr);
 	}
-	if (sb->timeout && sb->timeout < limit)
-		limit = sb->timeout;
+	if (sb->timeout && sb->timeout < g->limit)
+		g->limit = sb->timeout;
 	if (sandbox_give(b->images_dir)) {
 		buf_addf(&r->infra, "cannot give '%s' to the build user", b->images_dir);
-		goto out;
+		return -1;
 	}
-	wrap_qemu(r, argv, b->kernel, b->initrd, b->images_dir, !strcmp(r->accel, "kvm"),
-		  limit + 60, &cmd);
-	ch.argv = (const char *const *)cmd.argv;
-	ch.clean_env = true;
-	ch.output = console_add;
-	ch.output_arg = &cons;
-	ch.timeout = limit;
-	ret = stage_child(r, &ch);
-	b->timed_out = ch.timed_out;
-	b->cancelled = ch.cancelled;
-	b->exit_code = ch.exit_code;
-	b->seconds = ch.seconds;
-	b->console_cut = console_cut_bytes(&cons);
-	console_text(&cons, console);
+	wrap_qemu(r, g->argv, b->kernel, b->initrd, b->images_dir, !strcmp(r->accel, "kvm"),
+		  g->limit + 60, &g->cmd);
+	g->ch.argv = (const char *const *)g->cmd.argv;
+	g->ch.clean_env = true;
+	g->ch.output = console_add;
+	g->ch.output_arg = &g->cons;
+	g->ch.timeout = g->limit;
+	return 0;
+}
+
+/* After the guest's QEMU ended (rc: child_run's): the results in b and console. */
+static int guest_finish(struct run *r, struct guest *g, int rc, struct buf *console)
+{
+	struct boot *b = g->b;
+	int ret = rc;
+
+	b->timed_out = g->ch.timed_out;
+	b->cancelled = g->ch.cancelled;
+	b->exit_code = g->ch.exit_code;
+	b->seconds = g->ch.seconds;
+	b->console_cut = console_cut_bytes(&g->cons);
+	console_text(&g->cons, console);
 	if (b->console_cut)
 		log_warn("runner: the guest wrote %llu bytes to its console; %llu cut ([runner] max_console)",
-			 cons.total, b->console_cut);
-	if (ret && (ch.timed_out || ch.cancelled))
+			 g->cons.total, b->console_cut);
+	if (ret && (g->ch.timed_out || g->ch.cancelled))
 		ret = 0;	/* the caller reads timed_out/cancelled */
 	else if (ret)
 		buf_addstr(&r->infra, "could not start qemu-system-x86_64");
-	if (!ret && b->console_path && write_console_log(r, b, console, limit))
+	if (!ret && b->console_path && write_console_log(r, b, console, g->limit))
 		ret = -1;
-out:
-	sandbox_cmd_release(&cmd);
-	for (int i = 0; args && i < sb->nqemu; i++)
-		buf_release(&args[i]);
-	free(args);
-	free(argv);
-	buf_release(&append);
-	buf_release(&err);
-	buf_release(&only);
-	console_release(&cons);
 	return ret;
+}
+
+static void guest_release(struct guest *g)
+{
+	sandbox_cmd_release(&g->cmd);
+	for (int i = 0; g->args && i < g->b->sb->nqemu; i++)
+		buf_release(&g->args[i]);
+	free(g->args);
+	free(g->argv);
+	buf_release(&g->append);
+	buf_release(&g->err);
+	console_release(&g->cons);
+}
+
+int qemu_boot_all(struct run *r, struct boot *bs, struct buf *consoles, int n)
+{
+	struct guest *g = xcalloc(n, sizeof(*g));
+	struct child **chs = xcalloc(n, sizeof(*chs));
+	int ret = 0, ready = 0;
+
+	for (; ready < n; ready++) {
+		if (guest_prepare(r, &bs[ready], &g[ready])) {
+			ready++;	/* its half-made state is released below */
+			ret = -1;
+			goto out;
+		}
+		chs[ready] = &g[ready].ch;
+	}
+	stage_children(r, chs, n);
+	for (int i = 0; i < n; i++) {
+		/* each child's own outcome: child_run_all's is of them all */
+		int rc = g[i].ch.timed_out || g[i].ch.cancelled || g[i].ch.exit_code < 0 ? -1 : 0;
+
+		if (guest_finish(r, &g[i], rc, &consoles[i]))
+			ret = -1;
+	}
+out:
+	for (int i = 0; i < ready; i++)
+		guest_release(&g[i]);
+	free(g);
+	free(chs);
+	return ret;
+}
+
+int qemu_boot(struct run *r, struct boot *b, struct buf *console)
+{
+	return qemu_boot_all(r, b, console, 1);
 }

@@ -19,6 +19,7 @@ struct boot {
 	const char *only;		/* bbsuite.only=NAME, or NULL */
 	const char *console_path;	/* console copy written here */
 	const char *images_dir;
+	size_t max_console;		/* console bytes kept (0: [runner] max_console) */
 	/* results */
 	bool timed_out;
 	bool cancelled;
@@ -37,5 +38,11 @@ int qemu_pick_accel(struct run *r);
  * or the console log could not be written (r->infra says which).
  */
 int qemu_boot(struct run *r, struct boot *b, struct buf *console);
+/*
+ * The n boots bs[] at once (the suite's shards, re-runs of failing
+ * tests), each as qemu_boot would, its console into consoles[i]; -1 when
+ * any of them failed so.
+ */
+int qemu_boot_all(struct run *r, struct boot *bs, struct buf *consoles, int n);
 
 #endif

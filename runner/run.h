@@ -70,6 +70,7 @@ struct variant {
 	char **cand_files;		/* files the candidate touched */
 	int ncand_files;
 	int gcda_files;			/* gcov files the guest handed back */
+	int gcda_added;			/* of those, added to another shard's (gcda.h) */
 	bool reach_measured;
 	struct reach reach;
 };

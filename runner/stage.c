@@ -88,13 +88,20 @@ void stage_cap_output(struct child *ch)
 
 int stage_child(struct run *r, struct child *ch)
 {
-	ch->cancel = &r->cancel;
-	/* untrusted output never fills the disk: a log keeps its head and tail */
-	if (ch->log_path && !ch->log_max)
-		stage_cap_output(ch);
-	ch->tick = stage_tick;
-	ch->tick_arg = r;
-	return child_run(ch);
+	return stage_children(r, &ch, 1);
+}
+
+int stage_children(struct run *r, struct child *const *chs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		chs[i]->cancel = &r->cancel;
+		/* untrusted output never fills the disk: a log keeps its head and tail */
+		if (chs[i]->log_path && !chs[i]->log_max)
+			stage_cap_output(chs[i]);
+		chs[i]->tick = stage_tick;	/* each: the job stays alive while any runs */
+		chs[i]->tick_arg = r;
+	}
+	return child_run_all(chs, n);
 }
 
 bool stage_flooded(const struct child *ch, const char *what, struct buf *why)

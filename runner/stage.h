@@ -30,6 +30,8 @@ bool stage_interrupted(struct run *r);
  * keeps [runner] max_build_log bytes, head and tail.  child_run's result.
  */
 int stage_child(struct run *r, struct child *ch);
+/* The same for n children at once (child_run_all). */
+int stage_children(struct run *r, struct child *const *chs, int n);
 /*
  * Before stage_child: ch's capture (no log_path: stdout and stderr) kept
  * within max_build_log like a log, head and tail: apply's and gcov's
