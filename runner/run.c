@@ -588,7 +588,11 @@ int run_seed(struct run *r, bool coverage)
 	return ret;
 }
 
-/* The baseline built, and kept as the seed when there is none yet (one build at a time). */
+/*
+ * The baseline: the seed's own kernel when there is a seed (it is the base
+ * built with this config), else built in full and kept as the seed (one
+ * build at a time).
+ */
 static int build_baseline(struct run *r, struct variant *base)
 {
 	int ret, lock = -1;
@@ -598,7 +602,7 @@ static int build_baseline(struct run *r, struct variant *base)
 		return run_seed(r, base->coverage) || build_base(r, base);
 	if (!tree_has_seed(r, base) && seed_lock(r, base, &lock))
 		return -1;
-	ret = build_base(r, base);
+	ret = tree_has_seed(r, base) ? tree_use_seed(r, base) : build_base(r, base);
 	seed_unlock(lock);
 	return ret;
 }

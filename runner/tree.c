@@ -259,6 +259,47 @@ bool tree_has_seed(struct run *r, const struct variant *v)
 	return ret;
 }
 
+/*
+ * The seed is the base built with this config: a variant of the base alone
+ * (a baseline) boots its kernel as it is.  Only what a boot reads, the
+ * kernel and the version it prints, is copied into v->out (the job's own
+ * directory), so nothing of the seed is opened through the job's tree.
+ */
+int tree_use_seed(struct run *r, struct variant *v)
+{
+	static const char *const files[] = { "arch/x86/boot/bzImage",
+					     "include/generated/utsversion.h" };
+	struct buf seed = BUF_INIT, from = BUF_INIT, to = BUF_INIT, dir = BUF_INIT;
+	const char *cp[] = { "cp", "-p", NULL, NULL, NULL };
+	int ret = -1;
+
+	seed_path(r, v, true, &seed);
+	stage_begin(r, v, "build");
+	stage_note(r, "nothing to build: the seed's own kernel (the base with this config)");
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		buf_reset(&from);
+		buf_reset(&to);
+		buf_addf(&from, "%s/%s", seed.ptr, files[i]);
+		buf_addf(&to, "%s/%s", v->out, files[i]);
+		cp[2] = from.ptr;
+		cp[3] = to.ptr;
+		if (mkdir_p(dirname_of(to.ptr, &dir), 0755) || run_quiet(r, cp, NULL, NULL, NULL)) {
+			buf_addf(&r->infra, "cannot copy the seed's '%s'", from.ptr);
+			goto out;
+		}
+	}
+	v->seeded = v->seed_exact = true;
+	seed_parts_save(r, v->coverage);	/* its time says when a job last used it */
+	log_info("runner: %s: the seed's own kernel, %s", v->name, seed.ptr);
+	ret = 0;
+out:
+	buf_release(&seed);
+	buf_release(&from);
+	buf_release(&to);
+	buf_release(&dir);
+	return ret;
+}
+
 int tree_seed_kernel(struct run *r, struct buf *out)
 {
 	const char *keys[] = { r->seed_key, r->seed_key_gcov };

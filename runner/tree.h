@@ -25,6 +25,11 @@ int tree_seed(struct run *r, struct variant *v);
  * lib/safefile; a link on the way is the patch's verdict (apply-failed).
  */
 int tree_touch_candidate(struct run *r, struct variant *v);
+/*
+ * v (the base alone) boots the seed's own kernel, built as it would be:
+ * its kernel and version copied into v->out, a "build" stage saying so.
+ */
+int tree_use_seed(struct run *r, struct variant *v);
 /* After a seed build (no candidate patches): keep v->out as the seed (gcov or plain). */
 int tree_save_seed(struct run *r, struct variant *v);
 /*
