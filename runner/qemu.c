@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PROBE_MARKER "bugbridge-probe-reached-init"
@@ -298,6 +299,61 @@ static int write_console_log(struct run *r, const struct boot *b, const struct b
 	return ret;
 }
 
+static double now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+/* The host's clock and TSC read together (within 20 us), t halfway. */
+static void tsc_sample(double *t, unsigned long long *tsc)
+{
+	for (int i = 0; i < 1000; i++) {
+		double a = now_mono();
+
+		*tsc = __builtin_ia32_rdtsc();
+		*t = now_mono();
+		if (*t - a < 20e-6) {
+			*t = (a + *t) / 2;
+			return;
+		}
+	}
+}
+#endif
+
+/*
+ * A TCG guest's TSC counts at the host's rate (QEMU hands it the host's),
+ * and a guest that calibrates it while it is starved of CPU (a loaded host,
+ * shards booting at once) can get it wrong fifty times over ("tsc: Fast TSC
+ * calibration failed ... Detected 53.073 MHz processor" on a 2.6 GHz host):
+ * its clock then runs fifty times too fast, /init at "246 s" after 5 s, and
+ * every timeout of the suite fires early (a test "stuck" for 90 s in 2).  So
+ * the guest is told the rate (tsc_early_khz=), measured here once: 0 where
+ * it cannot be (not x86).
+ */
+static unsigned long host_tsc_khz(void)
+{
+	static unsigned long khz;
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned long long c0, c1;
+	double t0, t1;
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+
+	if (khz)
+		return khz;
+	tsc_sample(&t0, &c0);
+	nanosleep(&pause, NULL);
+	tsc_sample(&t1, &c1);
+	if (t1 > t0 && c1 > c0)
+		khz = (unsigned long)((c1 - c0) / (t1 - t0) / 1000 + 0.5);
+	log_info("runner: the host's TSC counts at %lu kHz: a TCG guest is told so", khz);
+#endif
+	return khz;
+}
+
 /* One guest of a qemu_boot_all: its command line, its child, its console. */
 struct guest {
 	struct boot *b;
@@ -326,6 +382,8 @@ static int guest_prepare(struct run *r, struct boot *b, struct guest *g)
 		buf_addf(&g->append, " %s", sb->cmdline[i]);
 	if (b->only)
 		buf_addf(&g->append, " bbsuite.only=%s", b->only);
+	if (!strcmp(r->accel, "tcg") && host_tsc_khz())
+		buf_addf(&g->append, " tsc_early_khz=%lu", host_tsc_khz());
 	if (r->job && r->job->boot_args && *r->job->boot_args)	/* 0018_boot_args.sql */
 		buf_addf(&g->append, " %s", r->job->boot_args);
 	if (scenario_make_images(sb, b->images_dir, &g->err)) {

@@ -225,20 +225,22 @@ static void times_add(struct shard_times *t, const char *name, size_t len, doubl
 }
 
 /* "[    2.132097] Run /init as init process": the guest's seconds at /init. */
-static void boot_seconds(const char *line, size_t len, struct shard_times *t)
+static void boot_seconds(const char *line, size_t len, struct shard_times *t, double *at)
 {
 	const char *run = memmem(line, len, "] Run /init as init process", 27);
 	double s;
 
 	if (!run || *line != '[' || sscanf(line + 1, "%lf", &s) != 1 || s <= 0)
 		return;
+	*at = s;
 	if (t->boot <= 0 || s < t->boot)	/* the least: the boot least slowed by others */
 		t->boot = s;
 }
 
-bool shard_times_from_console(const char *console, struct shard_times *t)
+double shard_times_from_console(const char *console, struct shard_times *t)
 {
 	const char *p = console;
+	double boot = -1, tests = 0;
 
 	while (*p) {
 		const char *nl = strchrnul(p, '\n');
@@ -249,20 +251,23 @@ bool shard_times_from_console(const char *console, struct shard_times *t)
 
 		while (len && p[len - 1] == '\r')
 			len--;
-		boot_seconds(p, len, t);
+		boot_seconds(p, len, t, &boot);
 		if (len > 11 && !strncmp(p, "# bbsuite: ", 11))
-			return true;	/* re-runs and gcov follow: the suite's own times end here */
+			/* re-runs and gcov follow: the suite's own times end here */
+			return boot >= 0 ? boot + tests : tests;
 		if (len < sizeof(line) && !strncmp(p, "# ", 2)) {
 			memcpy(line, p, len);
 			line[len] = '\0';
 			/* "# NAME took 0.21 s", the whole line ("# the rescan took" is a test's own) */
 			if (sscanf(line, "# %127s took %lf s%n", name, &s, &end) == 2 &&
-			    end == (int)len && s >= 0)
+			    end == (int)len && s >= 0) {
 				times_add(t, name, strlen(name), s);
+				tests += s;
+			}
 		}
 		p = *nl ? nl + 1 : nl;
 	}
-	return false;
+	return -1;
 }
 
 void shard_times_release(struct shard_times *t)

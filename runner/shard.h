@@ -51,10 +51,11 @@ bool shard_whole_boot(const char *name);
 /*
  * Pure: the seconds each test took and the time to /init, from a console
  * ("# NAME took 0.21 s" before "# bbsuite:", "[    2.13] Run /init"),
- * added to t (a test already there keeps its first time).  false when the
- * console has no suite in it.
+ * added to t (a test already there keeps its first time).  Returns the
+ * guest's seconds they add up to (its boot and its tests), to be checked
+ * against the host's clock; -1 when the console has no suite in it.
  */
-bool shard_times_from_console(const char *console, struct shard_times *t);
+double shard_times_from_console(const char *console, struct shard_times *t);
 /* Read dir/test-times (else the defaults, measured false). */
 void shard_times_load(const char *dir, struct shard_times *t);
 /* Keep t as dir/test-times, unless there already: the same shards from then on. */
