@@ -24,7 +24,10 @@
 #
 # bugbridged polls every 2 s here (the default is 60 s, for a public
 # tracker); the runner is woken when a job is queued, bugbridged when a
-# verdict is in.  About 20 minutes on 2 cores (three cold kernel builds).
+# verdict is in.  The stand-in tracker answers as slowly as the real
+# Bugzilla did in the recordings (tests/data/shared/bugzilla: each request
+# delayed by the slowest recorded, 50 ms).  About 20 minutes on 2 cores
+# (three cold kernel builds).
 #
 #   BENCH_SPEED_CACHE  scratch cache dir (default /var/tmp/bugbridge-bench-speed; wiped)
 #   BENCH_SPEED_WARM=1 keep the cache of an earlier run (its seed; no "cold"
@@ -74,6 +77,14 @@ BZ_PORT=$(port)
 PIDS="$PIDS $!"
 wait_port "$BZ_PORT"
 BZ="http://127.0.0.1:$BZ_PORT"
+DELAY=$(python3 - "$SRC/tests/data/shared/bugzilla/recordings" <<'EOF'
+import glob, json, os, sys
+ms = [json.load(open(f))["response"].get("elapsed_ms") or 0
+      for f in glob.glob(os.path.join(sys.argv[1], "*.json"))]
+print(max(ms) if ms else 50)
+EOF
+)
+curl -s -X POST "$BZ/__control/delay?ms=$DELAY" >/dev/null
 cat >"$WORK/bb.conf" <<EOF
 [db]
 path = $WORK/bb.db
@@ -171,12 +182,15 @@ idle
 failing=$(attach "$WORK/failing.patch" sd-completed-bytes.patch)
 jf=$(job_of sd-completed-bytes.patch)
 
-echo "# accel $(sqlite3 -batch -noheader "$WORK/bb.db" "SELECT accel FROM jobs WHERE id = $jc"), $(nproc) CPUs"
+echo "# accel $(sqlite3 -batch -noheader "$WORK/bb.db" "SELECT accel FROM jobs WHERE id = $jc"), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), tracker requests delayed $DELAY ms"
+for j in $jc $jw $jf; do
+	echo "# job $j booted $(grep -c '^\[bugbridge: shard' "$(sqlite3 -batch -noheader "$WORK/bb.db" "SELECT log_dir FROM jobs WHERE id = $j")/patched-console-all.log" 2>/dev/null || :) guests at once (0: one)"
+done
 echo "# cold job $jc: $(verdict $jc); warm job $jw: $(verdict $jw); failing job $jf: $(verdict $jf)"
 if [ "$WARM_ONLY" = 1 ]; then
 	echo "# (warm cache: the first attachment, $cold s, only filled the baseline cache)"
 else
-	echo "attach-to-comment, cold (sr-sense-valid, baseline): $cold s"
+	echo "attach-to-comment, cold first verdict (sr-sense-valid, baseline; empty cache and ccache): $cold s"
 fi
 echo "attach-to-comment, warm one-file patch, cached baseline: $warm s"
 echo "attach-to-comment, warm failing patch: $failing s"
