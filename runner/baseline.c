@@ -3,7 +3,7 @@
  *
  * The base with the same config, harness, suite, scenarios and re-run
  * count gives the same results, so a job with a baseline first looks in
- * baseline_runs under r->suite_key (run.c's make_keys hashes all of those):
+ * baseline_runs under r->suite_key (keys.c hashes all of those):
  * a row younger than [runner] baseline_max_age hands over its verdict and
  * the test_results rows (variant 'baseline') of the job that ran it, and
  * that job costs one build less and one boot less.  A key that changed, or

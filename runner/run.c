@@ -49,6 +49,7 @@
 #include "coverage.h"
 #include "scenario.h"
 #include "controllers.h"
+#include "keys.h"
 #include "logscan.h"
 #include "verdict.h"
 #include "buf.h"
@@ -57,8 +58,6 @@
 #include "xalloc.h"
 #include "config.h"
 #include "log.h"
-#include "sha256.h"
-#include "hex.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -70,87 +69,6 @@
 
 DB_SQL(sql_run_logdir_get, "SELECT coalesce(log_dir, '') FROM jobs WHERE id = ?");
 DB_SQL(sql_run_logdir_set, "UPDATE jobs SET log_dir = ? WHERE id = ? AND runner = ?");
-
-/* ---- keys ---- */
-
-static char *hex_of(struct sha256 *ctx)
-{
-	unsigned char d[SHA256_LEN];
-	char *hex = xmalloc(65);
-
-	sha256_final(ctx, d);
-	hex_encode(hex, d, 8);	/* 64 bits name a cache entry well enough */
-	return hex;
-}
-
-/* A file of kernel-patches, by its name there: its bytes, never where it lives. */
-static void hash_patches_file(struct sha256 *ctx, struct run *r, const char *name)
-{
-	struct buf path = BUF_INIT;
-
-	buf_addf(&path, "%s/%s", r->patches_dir, name);
-	hash_file(ctx, name, path.ptr);
-	buf_release(&path);
-}
-
-/*
- * The keys of the seed, the gcov seed and the suite's cached baseline: the
- * base, its kernel version, the compiler and the bytes of each file that
- * goes in (by its name in kernel-patches), so that the same kernel-patches
- * under another prefix or after an upgrade that changed nothing find the
- * same seeds (issue 33), and any change of content finds none.
- */
-static void make_keys(struct run *r)
-{
-	struct sha256 ctx;
-	struct buf name = BUF_INIT;
-	const char *variant = cfg_str("runner.config_variant");
-
-	sha256_init(&ctx);
-	sha256_update(&ctx, r->job->base, strlen(r->job->base) + 1);
-	sha256_update(&ctx, r->kernel_version, strlen(r->kernel_version) + 1);
-	sha256_update(&ctx, r->compiler, strlen(r->compiler) + 1);
-	hash_patches_file(&ctx, r, "configs/base.config");
-	buf_addf(&name, "configs/%s.config", variant);
-	hash_patches_file(&ctx, r, name.ptr);
-	for (int i = 0; i < r->nharness; i++)
-		hash_file(&ctx, r->harness[i].name, r->harness[i].path);
-	r->seed_key = hex_of(&ctx);
-
-	sha256_init(&ctx);
-	sha256_update(&ctx, r->seed_key, strlen(r->seed_key) + 1);
-	hash_patches_file(&ctx, r, "configs/gcov.config");
-	r->seed_key_gcov = hex_of(&ctx);
-
-	sha256_init(&ctx);
-	sha256_update(&ctx, r->seed_key, strlen(r->seed_key) + 1);
-	hash_file(&ctx, "bbsuite", r->suite_bin);
-	hash_patches_file(&ctx, r, "suite/init");
-	hash_patches_file(&ctx, r, "suite/scenarios");
-	sha256_update(&ctx, cfg_str("runner.flake_retries"), strlen(cfg_str("runner.flake_retries")));
-	if (lava_enabled())	/* a lab's results are its own: never mixed with local ones */
-		sha256_update(&ctx, cfg_str("lava.device_type"), strlen(cfg_str("lava.device_type")));
-	r->suite_key = hex_of(&ctx);
-	buf_release(&name);
-}
-
-/*
- * A job whose config grew for its patch (kplan.h) compares with a baseline
- * built with the same options: its cached baseline results are its own.
- * Its builds start from the standard seed and are never kept as seeds.
- */
-static void keys_grown(struct run *r)
-{
-	struct sha256 ctx;
-
-	if (!kplan_grown(r))
-		return;
-	sha256_init(&ctx);
-	sha256_update(&ctx, r->suite_key, strlen(r->suite_key) + 1);
-	sha256_update(&ctx, r->plan->base_fragment.ptr, r->plan->base_fragment.len);
-	free(r->suite_key);
-	r->suite_key = hex_of(&ctx);
-}
 
 /* ---- prepare ---- */
 
@@ -184,7 +102,7 @@ static int prepare(struct run *r)
 		goto out;
 	build_compiler_id(&path);
 	r->compiler = buf_detach(&path, NULL);
-	make_keys(r);
+	runner_keys_make(r);
 	ret = 0;
 out:
 	buf_release(&path);
@@ -649,7 +567,7 @@ static void run_variants(struct run *r, struct variant *patched, struct variant 
 	/* the options the patch's files need; or "untested", before any build */
 	if ((r->npatches || r->plan) && (kplan_make(r, patched) || patched->verdict))
 		return;
-	keys_grown(r);
+	runner_keys_grown(r);
 	if (need_base) {
 		variant_init(r, base, "baseline", 0);
 		base->grown = kplan_grown(r);

@@ -1,7 +1,7 @@
 /*
  * seed: what a seed build was made from, and why none fits a job.
  *
- * The seed key (run.c, make_keys) hashes the base, its kernel version, the
+ * The seed key (keys.c) hashes the base, its kernel version, the
  * config fragments and the harness patches, so a runner whose ingredients
  * differ in any way finds no seed and builds the kernel in full (twice for
  * a first job with a baseline).  To say why, the runner keeps beside each
