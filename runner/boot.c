@@ -486,9 +486,9 @@ static void suite_dir(const struct run *r, struct buf *out)
 	buf_add(out, r->suite_bin, slash ? (size_t)(slash - r->suite_bin) : 0);
 }
 
-/* Each shard's results into v, in the scenario's order; the times kept for the next runs. */
+/* Each shard's results into v (from v->tests[first]) in sb's order; the times kept. */
 static void merge_shards(struct run *r, struct variant *v, const struct scenario_boot *sb,
-			 struct guest *g, int n, struct shard_times *t)
+			 struct guest *g, int n, int first, struct shard_times *t)
 {
 	const char *missing;
 	bool whole = true;
@@ -518,7 +518,7 @@ static void merge_shards(struct run *r, struct variant *v, const struct scenario
 		whole &= guest >= 0 && guest <= g[i].b.seconds + 1;
 	}
 	if (n > 1)
-		shard_merge_tests(v->tests, &v->ntests, sb->tests, sb->ntests);
+		shard_merge_tests(v->tests, &v->ntests, first, sb->tests, sb->ntests);
 	if (n > 1 && v->coverage)
 		log_info("runner: %s: gcov: %d files of %d shards, %d of them added to another"
 			 " shard's counters", v->name, v->gcda_files, n, v->gcda_added);
@@ -537,7 +537,7 @@ static int boot_scenario(struct run *r, struct variant *v, const struct scenario
 	struct shard_times t;
 	struct buf dir = BUF_INIT;
 	char **plan[SHARD_MAX];
-	int nplan[SHARD_MAX], n, ret;
+	int nplan[SHARD_MAX], n, ret, first = v->ntests;
 	struct guest g[SHARD_MAX];
 
 	suite_dir(r, &dir);
@@ -558,7 +558,7 @@ static int boot_scenario(struct run *r, struct variant *v, const struct scenario
 	ret = boot_guests(r, v, g, n, true);
 	if (!ret) {
 		crash_verdict(v, sb, g, n);
-		merge_shards(r, v, sb, g, n, &t);
+		merge_shards(r, v, sb, g, n, first, &t);
 		for (int i = 0; i < n; i++)
 			ret |= g[i].rc;
 	}

@@ -107,11 +107,12 @@ static int rank(const char *name, char *const *order, int norder, int seen)
 	return norder + seen;
 }
 
-void shard_merge_tests(struct vtest *t, int *n, char *const *order, int norder)
+void shard_merge_tests(struct vtest *all, int *nall, int first, char *const *order, int norder)
 {
-	int *key, m = 0;
+	struct vtest *t = all + first;	/* this boot's; the earlier boots' stay as they are */
+	int n = *nall - first, *key, m = 0;
 
-	for (int i = 0; i < *n; i++) {
+	for (int i = 0; i < n; i++) {
 		int j = 0;
 
 		while (j < m && strcmp(t[j].name, t[i].name))
@@ -131,7 +132,6 @@ void shard_merge_tests(struct vtest *t, int *n, char *const *order, int norder)
 		free(t[i].status);
 		free(t[i].diag);
 	}
-	*n = m;
 	key = xcalloc(m + 1, sizeof(*key));
 	for (int i = 0; i < m; i++)
 		key[i] = rank(t[i].name, order, norder, i);
@@ -148,6 +148,7 @@ void shard_merge_tests(struct vtest *t, int *n, char *const *order, int norder)
 		key[j + 1] = kx;
 	}
 	free(key);
+	*nall = first + m;
 }
 
 struct dealt {

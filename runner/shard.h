@@ -39,12 +39,14 @@ void shard_plan(const struct shard_times *t, const struct scenario_boot *sb, int
 		char ***out, int *nout);
 void shard_plan_free(char ***out, int *nout, int n);
 /*
- * Pure: the shards' results as one guest's: a test that ran in several
- * shards (one that judges the whole boot) becomes one, failed when it
- * failed in any (with that shard's diagnostics); then the tests in the
- * scenario's order (order[]), any it does not name after them as they came.
+ * Pure: the shards' results of one boot, t[first] to t[*n - 1], as one
+ * guest's: a test that ran in several shards (one that judges the whole
+ * boot) becomes one, failed when it failed in any (with that shard's
+ * diagnostics); then the tests in the boot's order (order[]), any it does
+ * not name after them as they came.  The earlier boots' tests, t[0] to
+ * t[first - 1], stay where they are.
  */
-void shard_merge_tests(struct vtest *t, int *n, char *const *order, int norder);
+void shard_merge_tests(struct vtest *t, int *n, int first, char *const *order, int norder);
 /* Pure: does the test judge the whole boot (never re-run, in every shard)? */
 bool shard_whole_boot(const char *name);
 
