@@ -8,7 +8,7 @@
 # ${BUGBRIDGE_CACHE:-~/.cache/bugbridge}/bases-check) with kdev-lib.sh's
 # undo stack, so a second run costs seconds; --build configures it as the
 # runner does (tinyconfig + configs/base.config, every option checked)
-# and compiles drivers/scsi/scsi_bbtest.o and sr.o only, not a kernel.
+# and compiles scsi_bbtest's objects and sr.o only, not a kernel.
 #
 # Prints one line per base and series ("6.12.118 sr-sense-valid: applies")
 # and exits 1 when a series fails on a base the file says it must take,
@@ -55,7 +55,12 @@ for tarball in "$@"; do
 		echo "$ver harness: does not apply: $(tail -1 "$KDEV/apply.log")"
 		rc=1
 	elif [ $build = 1 ]; then
-		if BUILD_TARGETS="drivers/scsi/scsi_bbtest.o drivers/scsi/sr.o" kdev_build; then
+		# the module's parts: built in, a composite is no object of its own
+		objs=
+		for c in "$KDEV"/linux/drivers/scsi/scsi_bbtest*.c; do
+			objs="$objs drivers/scsi/$(basename "$c" .c).o"
+		done
+		if BUILD_TARGETS="${objs# } drivers/scsi/sr.o" kdev_build; then
 			echo "$ver harness: applies, scsi_bbtest.o builds"
 		else
 			echo "$ver harness: applies, scsi_bbtest.o does not build (see $KDEV/build.log)"
