@@ -508,8 +508,9 @@ int tree_settle_harness(struct run *r, struct variant *v, char **touched, int nt
 	/* the pristine base is ours: no sandboxed step ever wrote it */
 	buf_addf(&path, "%s/Makefile", r->base_tree);
 	if (stat(path.ptr, &base)) {
+		error("cannot stat '%s': %s", path.ptr, strerror(errno));
 		buf_release(&path);
-		return error("cannot stat '%s': %s", path.ptr, strerror(errno));
+		return -1;
 	}
 	times[0] = base.st_mtim;
 	times[1] = base.st_mtim;
@@ -519,7 +520,8 @@ int tree_settle_harness(struct run *r, struct variant *v, char **touched, int nt
 		buf_reset(&path);
 		buf_addf(&path, "%s/%s", v->tree, touched[i]);
 		/* the candidate's patch went first: a link it left is refused (lib/safefile) */
-		if (job_utimens(r, path.ptr, times))	/* the file is only rebuilt */
+		/* the file is only rebuilt; one the harness deleted (its split) has none */
+		if (job_utimens(r, path.ptr, times) && errno != ENOENT)
 			log_warn("runner: cannot reset the mtime of '%s': %s", path.ptr,
 				 safe_strerror(errno));
 	}
