@@ -78,11 +78,15 @@ python3 - "$dir" "$SRC/kernel-patches/suite/scenarios" <<'EOF2'
 import os, re, subprocess, sys, time
 jobdir, scen = sys.argv[1], sys.argv[2]
 images = os.path.join(jobdir, "patched", "images")
-cmdline, qemu = [], []
+cmdline, qemu, boots = [], [], 0
 for line in open(scen):
     t = line.split()
     if not t or t[0].startswith("#"):
         continue
+    # the first boot ("all", the suite) only: the controllers' boots are guests of their own
+    boots += t[0] == "boot"
+    if boots > 1:
+        break
     if t[0] == "cmdline":
         cmdline += t[1:]
     elif t[0] == "qemu":

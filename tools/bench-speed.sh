@@ -233,11 +233,15 @@ boot=$(python3 - "$WORK/out/arch/x86/boot/bzImage" "$jobdir/initramfs.cpio" \
 import os, subprocess, sys, time
 kernel, initrd, scen, images, accel = sys.argv[1:6]
 os.makedirs(images, exist_ok=True)
-cmdline, qemu = [], []
+cmdline, qemu, boots = [], [], 0
 for line in open(scen):
     t = line.split()
     if not t or t[0].startswith("#"):
         continue
+    # the first boot ("all", the suite) only: the controllers' boots are guests of their own
+    boots += t[0] == "boot"
+    if boots > 1:
+        break
     if t[0] == "image":
         with open(os.path.join(images, t[1] + ".img"), "wb") as f:
             size = int(t[2])
