@@ -1,8 +1,10 @@
 #!/bin/sh
 # kill -9 of the runner in the middle of a build: its lease runs out, the job
 # is claimed again (attempt 2) and completes; while the lease holds, another
-# runner does not get the job.  (The claim's exclusivity between two
-# database connections is unit-tested in tests/unit/test_job.c.)
+# runner does not get the job.  retry_delay = 0: a lost lease is an
+# infra-error, whose next try waits a minute by default.  (The claim's
+# exclusivity between two database connections is unit-tested in
+# tests/unit/test_job.c.)
 . "$(dirname "$0")/lib/test-lib.sh"
 . "$(dirname "$0")/lib/runner-lib.sh"
 runner_require
@@ -10,6 +12,7 @@ runner_require
 plan 8
 runner_setup <<EOF2
 lease = 30
+retry_delay = 0
 EOF2
 
 id=$(bb job add --bug 9370 --none 2>/dev/null)

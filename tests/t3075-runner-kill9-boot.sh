@@ -9,6 +9,7 @@ runner_require
 plan 9
 runner_setup <<EOF2
 lease = 20
+retry_delay = 0
 EOF2
 
 id=$(bb job add --bug 9370 --none 2>/dev/null)
