@@ -45,6 +45,8 @@ bool pctx_config_is_y(const char *config, const char *sym);
 int pctx_classify(struct pctx *c);
 /* c->config: the seed's .config, else a configure of the standard fragments. */
 int pctx_standard_config(struct pctx *c);
+/* A file as the patched build sees it: the patch's, else the base's; 0 or -1. */
+int pctx_tree_text(struct pctx *c, const char *rel, struct buf *out);
 /* The options that build f's object, space-separated; -1 with c->tail when none can. */
 int pctx_object_needs(struct pctx *c, struct kfile *f, struct buf *opts);
 /* sym's Kconfig entry, looked for from directory near upwards, then everywhere. */

@@ -23,31 +23,6 @@
 
 #define KCONFIG_FILES_MAX 8000	/* a 6.1 tree has about 1700 */
 
-static bool touched(const struct variant *v, const char *rel)
-{
-	for (int i = 0; i < v->ncand_files; i++)
-		if (!strcmp(v->cand_files[i], rel))
-			return true;
-	return false;
-}
-
-static int read_rel(struct pctx *c, const char *rel, struct buf *out)
-{
-	struct buf path = BUF_INIT;
-	int ret;
-
-	buf_reset(out);
-	if (!c->base_only && touched(c->v, rel)) {
-		buf_addf(&path, "%s/%s", c->v->tree, rel);
-		ret = job_read(c->r, path.ptr, KPLAN_TEXT_MAX, out);
-	} else {
-		buf_addf(&path, "%s/%s", c->r->base_tree, rel);
-		ret = buf_read_file(out, path.ptr);
-	}
-	buf_release(&path);
-	return ret;
-}
-
 /* "Kconfig*" names in dir of the base (or of the patched tree, for a new dir). */
 static int kconfig_names(struct pctx *c, const char *dir, char ***names, int *n)
 {
@@ -162,7 +137,7 @@ static bool search(struct pctx *c, const char *near, struct search *s)
 
 		kconfig_names(c, dir.ptr, &names, &n);
 		for (int i = 0; i < n && !hit; i++)
-			hit = !read_rel(c, names[i], &text) && look(s, names[i], text.ptr);
+			hit = !pctx_tree_text(c, names[i], &text) && look(s, names[i], text.ptr);
 		strv_free(names, n);
 		if (!dir.len)
 			break;

@@ -96,8 +96,7 @@ static bool touched(const struct variant *v, const char *rel)
 	return false;
 }
 
-/* A file as the patched build sees it: the patch's, else the base's; 0 or -1. */
-static int tree_text(struct pctx *c, const char *rel, struct buf *out)
+int pctx_tree_text(struct pctx *c, const char *rel, struct buf *out)
 {
 	struct buf path = BUF_INIT;
 	int ret;
@@ -132,7 +131,7 @@ static int kbuild_text(struct pctx *c, const char *dir, struct buf *out)
 	for (int i = 0; i < 2 && ret; i++) {
 		buf_reset(&rel);
 		buf_addf(&rel, "%s%s%s", dir, *dir ? "/" : "", names[i]);
-		ret = tree_text(c, rel.ptr, out);
+		ret = pctx_tree_text(c, rel.ptr, out);
 	}
 	buf_release(&rel);
 	return ret;
